@@ -1,0 +1,29 @@
+/*
+ * cli.h - what the command-line front door shares between its commands.
+ */
+#ifndef CELL_CLI_H
+#define CELL_CLI_H
+
+#include <stdio.h>
+
+#include "err.h"
+
+/* Global options, given before the command (as runc). */
+struct cli_global {
+	const char *root; /* state root */
+};
+
+struct cli_command {
+	const char *name;
+	int (*run)(const struct cli_global *g, int argc, char **argv);
+	const char *summary;
+};
+
+/* Prints "cell: CMD: message" on stderr and returns e->exit_code. */
+int cli_fail(const char *cmd, const struct cell_err *e);
+/* Same for a message built here; returns 125. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_run(const struct cli_global *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * jail_run.c - `cell run`: flags -> struct jail_spec -> jail_run().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "launch.h"
+#include "spec.h"
+
+extern char **environ;
+
+static void run_usage(FILE *out)
+{
+	fputs("Usage: cell run [OPTIONS] [--] [COMMAND [ARG...]]\n"
+	      "\n"
+	      "Run COMMAND (default /bin/sh) in a new jail and wait for it; exit with its\n"
+	      "status (128+N if killed by signal N; 125 if cell failed, 126 if COMMAND is\n"
+	      "not executable, 127 if it is not found).\n"
+	      "\n"
+	      "Identity:\n"
+	      "  -n, --name NAME         the jail's name (default: generated)\n"
+	      "      --hostname NAME     hostname inside (default: the --name, else \"cell\")\n"
+	      "      --domainname NAME   domainname inside (default: the host's)\n"
+	      "Filesystem:\n"
+	      "      --rootfs DIR        run in DIR instead of the embedded root (the host's\n"
+	      "                          files, read-only)\n"
+	      "      --rw                make the --rootfs root writable\n"
+	      "      --bind SRC:DST[:ro] bind host path SRC at DST (repeatable)\n"
+	      "  -w, --workdir DIR       working directory inside (default /)\n"
+	      "Process:\n"
+	      "  -e, --env KEY=VALUE     set a variable; KEY alone copies cell's (repeatable)\n"
+	      "      --clear-env         start from an empty environment (PATH is set)\n"
+	      "  -u, --user UID[:GID]    run as UID (GID: the jail's /etc/passwd, else UID)\n"
+	      "      --init              run a tiny reaper as pid 1 that forwards signals\n"
+	      "  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
+	      "  -T, --no-tty            never give the jail a pty\n"
+	      "Network:\n"
+	      "      --net none|host     own namespace with loopback only (default), or the\n"
+	      "                          host's\n"
+	      "  -h, --help              show this help\n",
+	      out);
+}
+
+enum {
+	OPT_HOSTNAME = 256,
+	OPT_DOMAINNAME,
+	OPT_ROOTFS,
+	OPT_RW,
+	OPT_BIND,
+	OPT_CLEAR_ENV,
+	OPT_INIT,
+	OPT_NET,
+};
+
+static const struct option run_opts[] = {
+	{"name", required_argument, NULL, 'n'},
+	{"hostname", required_argument, NULL, OPT_HOSTNAME},
+	{"domainname", required_argument, NULL, OPT_DOMAINNAME},
+	{"rootfs", required_argument, NULL, OPT_ROOTFS},
+	{"rw", no_argument, NULL, OPT_RW},
+	{"bind", required_argument, NULL, OPT_BIND},
+	{"workdir", required_argument, NULL, 'w'},
+	{"env", required_argument, NULL, 'e'},
+	{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
+	{"user", required_argument, NULL, 'u'},
+	{"init", no_argument, NULL, OPT_INIT},
+	{"tty", no_argument, NULL, 't'},
+	{"no-tty", no_argument, NULL, 'T'},
+	{"net", required_argument, NULL, OPT_NET},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int set_string(char **field, const char *value)
+{
+	free(*field);
+	*field = strdup(value);
+	return *field == NULL ? -1 : 0;
+}
+
+/* Options applied once the environment is known. */
+struct env_args {
+	char **v; /* --env values, in order */
+	size_t n;
+	bool clear;
+};
+
+static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args *env,
+		     bool *force_tty, bool *no_tty, struct cell_err *e)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+n:w:e:u:tTh", run_opts, NULL)) != -1) {
+		int r = 0;
+
+		switch (c) {
+		case 'n':
+			r = set_string(&s->name, optarg);
+			break;
+		case OPT_HOSTNAME:
+			r = set_string(&s->hostname, optarg);
+			break;
+		case OPT_DOMAINNAME:
+			r = set_string(&s->domainname, optarg);
+			break;
+		case OPT_ROOTFS:
+			r = set_string(&s->rootfs, optarg);
+			break;
+		case OPT_RW:
+			s->rw = true;
+			break;
+		case OPT_BIND:
+			if (spec_add_bind(s, optarg, e) < 0)
+				return -1;
+			break;
+		case 'w':
+			r = set_string(&s->workdir, optarg);
+			break;
+		case 'e':
+			env->v[env->n++] = optarg;
+			break;
+		case OPT_CLEAR_ENV:
+			env->clear = true;
+			break;
+		case 'u':
+			if (spec_parse_user(s, optarg, e) < 0)
+				return -1;
+			break;
+		case OPT_INIT:
+			s->init = true;
+			break;
+		case 't':
+			*force_tty = true;
+			break;
+		case 'T':
+			*no_tty = true;
+			break;
+		case OPT_NET:
+			if (strcmp(optarg, "none") == 0)
+				s->net = JAIL_NET_NONE;
+			else if (strcmp(optarg, "host") == 0)
+				s->net = JAIL_NET_HOST;
+			else
+				return cell_err_set(e, 0, "--net %s: expected none or host", optarg);
+			break;
+		case 'h':
+			run_usage(stdout);
+			exit(0);
+		default:
+			if (optopt != 0 && strchr("nweu", optopt) != NULL)
+				return cell_err_set(e, 0, "option -%c needs a value", optopt);
+			if (optopt != 0)
+				return cell_err_set(e, 0, "unknown option '-%c' (see cell run --help)",
+						    optopt);
+			return cell_err_set(e, 0, "unknown or incomplete option '%s' (see cell run --help)",
+					    argv[optind - 1]);
+		}
+		if (r < 0)
+			return cell_err_set(e, ENOMEM, "option");
+	}
+	return optind;
+}
+
+int cmd_run(const struct cli_global *g, int argc, char **argv)
+{
+	static char *const default_cmd[] = {"/bin/sh", NULL};
+	struct jail_spec s;
+	struct env_args env = {.v = calloc((size_t)argc, sizeof(char *))};
+	struct cell_err e;
+	bool force_tty = false, no_tty = false;
+	int first, status = 0, ret = CELL_EXIT_ERROR;
+
+	cell_err_clear(&e);
+	spec_init(&s);
+	if (env.v == NULL) {
+		cell_err_set(&e, ENOMEM, "arguments");
+		goto fail;
+	}
+	first = parse_run(argc, argv, &s, &env, &force_tty, &no_tty, &e);
+	if (first < 0)
+		goto fail;
+	if (force_tty && no_tty) {
+		cell_err_set(&e, 0, "--tty and --no-tty are exclusive");
+		goto fail;
+	}
+	s.tty = force_tty || (!no_tty && isatty(STDIN_FILENO));
+	if (first < argc) {
+		if (spec_set_argv(&s, argc - first, argv + first, &e) < 0)
+			goto fail;
+	} else if (spec_set_argv(&s, 1, default_cmd, &e) < 0) {
+		goto fail;
+	}
+	if (!env.clear && spec_env_import(&s, environ, &e) < 0)
+		goto fail;
+	for (size_t i = 0; i < env.n; i++)
+		if (spec_env_set(&s, env.v[i], &e) < 0)
+			goto fail;
+	if (s.tty && spec_env_get(&s, "TERM") == NULL && spec_env_set(&s, "TERM=xterm", &e) < 0)
+		goto fail;
+	if (spec_validate(&s, &e) < 0)
+		goto fail;
+	if (jail_run(&s, g->root, &status, &e) < 0)
+		goto fail;
+	ret = status;
+	goto out;
+fail:
+	ret = cli_fail("run", &e);
+out:
+	spec_free(&s);
+	free(env.v);
+	return ret;
+}

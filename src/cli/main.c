@@ -1,0 +1,114 @@
+/*
+ * main.c - cell's command table, global options and dispatch.
+ *
+ * The front door only parses and prints: each command turns its argv
+ * into engine calls (src/lib) and their results into output and an exit
+ * status.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef CELL_VERSION
+#define CELL_VERSION "unknown"
+#endif
+
+#define DEFAULT_ROOT "/run/cell"
+
+static const struct cli_command commands[] = {
+	{"run", cmd_run, "run a command in a new jail"},
+};
+
+int cli_fail(const char *cmd, const struct cell_err *e)
+{
+	fprintf(stderr, "cell: %s: %s\n", cmd, e->msg);
+	return e->exit_code;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cell: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return CELL_EXIT_ERROR;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: cell [--root DIR] COMMAND [OPTIONS] [ARGS...]\n"
+		     "\n"
+		     "Run programs in jails: their own hostname, root filesystem, processes,\n"
+		     "IPC and network, held to a security policy and to limits.\n"
+		     "\n"
+		     "Global options:\n"
+		     "  --root DIR     state directory (default " DEFAULT_ROOT ")\n"
+		     "  -h, --help     show this help\n"
+		     "  -V, --version  show the version\n"
+		     "\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nRun 'cell COMMAND --help' for a command's options; see cell(8).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"root", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cli_global g = {.root = DEFAULT_ROOT};
+	int c;
+
+	opterr = 0;
+	/* "+": stop at the command; its options are its own. */
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (optarg[0] == '\0')
+				return cli_usage_error("--root", "empty path");
+			g.root = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("cell %s\n", CELL_VERSION);
+			return 0;
+		default:
+			if (optopt != 0)
+				fprintf(stderr, "cell: unknown or incomplete option '-%c'\n",
+					optopt);
+			else
+				fprintf(stderr, "cell: unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "Run 'cell --help' for usage.\n");
+			return CELL_EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CELL_EXIT_ERROR;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[optind], commands[i].name) == 0) {
+			int first = optind;
+
+			/* The command parses its own argv, from its name on;
+			 * optind = 0 makes glibc's getopt start afresh. */
+			optind = 0;
+			return commands[i].run(&g, argc - first, argv + first);
+		}
+	fprintf(stderr, "cell: unknown command '%s'\nRun 'cell --help' for usage.\n",
+		argv[optind]);
+	return CELL_EXIT_ERROR;
+}

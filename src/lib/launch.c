@@ -1,0 +1,436 @@
+/*
+ * launch.c - the start sequence of a jail (DESIGN.md, "Engine rules").
+ *
+ * Parent (cell)                         Child (the jail's pid 1)
+ * -------------                         ------------------------
+ * open --rootfs and --bind sources
+ * create + lock the state directory
+ * block the forwarded signals
+ * clone3(all namespaces, CLONE_PIDFD) ->
+ * record pid + start time               mounts, pivot_root   (rootfs.c)
+ *                                       pty, sent back       (tty.c)
+ *                                       hostname, loopback   (uts.c, ns.c)
+ *                                       [--init: fork, reap] (init.c)
+ *                                       user, workdir, fds   (process.c)
+ * relay pty, forward signals            execve
+ * EOF on the channel = exec'd;
+ * a message on it = the child's error
+ * wait (pidfd), remove the state
+ *
+ * The channel is a SOCK_SEQPACKET socketpair whose child end is
+ * close-on-exec: the parent reads a structured error, a pty master, or
+ * end-of-file, which means the payload's execve() succeeded.
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "init.h"
+#include "ns.h"
+#include "process.h"
+#include "proc.h"
+#include "rootfs.h"
+#include "store.h"
+#include "tty.h"
+#include "uts.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+enum { MSG_ERROR = 1, MSG_PTY = 2 };
+
+struct child_msg {
+	int type;
+	int errnum;
+	int exit_code;
+	char text[sizeof(((struct cell_err *)0)->msg)];
+};
+
+/* Everything the child needs, prepared by the parent before the clone. */
+struct child_ctx {
+	const struct jail_spec *spec;
+	char *attach;	 /* where the new root is attached: the state dir */
+	int sock;	 /* child end of the channel */
+	sigset_t parent; /* the signal mask to restore before execve */
+	mode_t umask;
+};
+
+static noreturn void child_fail(const struct child_ctx *c, const struct cell_err *e)
+{
+	struct child_msg m = {.type = MSG_ERROR, .errnum = e->errnum, .exit_code = e->exit_code};
+
+	memcpy(m.text, e->msg, sizeof(m.text));
+	m.text[sizeof(m.text) - 1] = '\0';
+	send(c->sock, &m, sizeof(m), MSG_NOSIGNAL);
+	_exit(e->exit_code);
+}
+
+static void redirect_stdio_to_null(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i <= 2; i++)
+		dup2(fd, i);
+	close(fd);
+}
+
+static noreturn void child_main(const struct child_ctx *c)
+{
+	const struct jail_spec *s = c->spec;
+	struct cell_err e;
+	int master = -1, slave = -1;
+	char slave_path[32];
+
+	cell_err_clear(&e);
+	/* A foreground jail dies with its cell: nothing is left running
+	 * if cell is killed. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		cell_err_set(&e, errno, "set parent-death signal");
+		child_fail(c, &e);
+	}
+	/* Device nodes and mount points get exactly the modes we ask. */
+	umask(0);
+	if (rootfs_setup(s, c->attach, &e) < 0)
+		child_fail(c, &e);
+	if (s->tty) {
+		struct child_msg m = {.type = MSG_PTY};
+
+		if (tty_open_pair(&master, &slave, slave_path, sizeof(slave_path), &e) < 0 ||
+		    rootfs_bind_console(slave_path, &e) < 0)
+			child_fail(c, &e);
+		if (tty_send_fd(c->sock, &m, sizeof(m), master) < 0) {
+			cell_err_set(&e, errno, "send the pty to cell");
+			child_fail(c, &e);
+		}
+		close(master);
+	}
+	if (uts_apply(s, &e) < 0)
+		child_fail(c, &e);
+	if (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0)
+		child_fail(c, &e);
+	if (s->init) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			cell_err_set(&e, errno, "--init: fork");
+			child_fail(c, &e);
+		}
+		if (pid > 0) {
+			sigset_t fwd;
+
+			/* pid 1 never execs: close, not mark, every runtime
+			 * descriptor (state root, rootfs, channel), or the
+			 * jail could reach the host through /proc/1/fd
+			 * (CVE-2024-21626).  The payload's exec closes the
+			 * channel's last copy. */
+			syscall(SYS_close_range, 3U, ~0U, 0U);
+			if (slave >= 0)
+				redirect_stdio_to_null(); /* keep no host terminal */
+			init_forwarded_signals(&fwd);
+			init_reap(pid, &fwd);
+		}
+	}
+	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)
+		child_fail(c, &e);
+	if (process_set_user(s, &e) < 0 || process_set_workdir(s, &e) < 0)
+		child_fail(c, &e);
+	umask(c->umask);
+	if (process_close_fds(&e) < 0)
+		child_fail(c, &e);
+	sigprocmask(SIG_SETMASK, &c->parent, NULL);
+	process_exec(s, &e);
+	child_fail(c, &e);
+}
+
+/* The parent's side of a running jail. */
+struct run {
+	const struct jail_spec *spec;
+	pid_t pid;
+	int pidfd;
+	int sock;   /* parent end of the channel, -1 after EOF */
+	int sigfd;  /* signalfd of the forwarded signals and SIGCHLD */
+	int master; /* pty master, -1 when none */
+	bool stdin_open;
+	bool stdout_open;
+	struct tty_saved tty;
+	bool failed; /* the child reported an error */
+	struct child_msg err;
+};
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void relay_master(struct run *r)
+{
+	char buf[8192];
+	ssize_t n = read(r->master, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) { /* EIO: every slave is closed */
+		close(r->master);
+		r->master = -1;
+		return;
+	}
+	if (r->stdout_open && write_all(STDOUT_FILENO, buf, (size_t)n) < 0)
+		r->stdout_open = false; /* keep draining so the jail never blocks */
+}
+
+static void relay_stdin(struct run *r)
+{
+	char buf[8192];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0 || write_all(r->master, buf, (size_t)n) < 0)
+		r->stdin_open = false;
+}
+
+static void read_channel(struct run *r)
+{
+	struct child_msg m;
+	int fd = -1;
+	ssize_t n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
+
+	if (n <= 0) { /* end of file: the payload was exec'd (or the child died) */
+		close(r->sock);
+		r->sock = -1;
+		return;
+	}
+	if ((size_t)n < sizeof(m)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (m.type == MSG_PTY && fd >= 0 && r->master < 0) {
+		struct cell_err ignored;
+
+		r->master = fd;
+		if (isatty(STDIN_FILENO)) {
+			tty_copy_winsize(STDIN_FILENO, r->master);
+			tty_set_raw(STDIN_FILENO, &r->tty, &ignored);
+		}
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (m.type == MSG_ERROR) {
+		r->failed = true;
+		r->err = m;
+	}
+}
+
+static void forward_signals(struct run *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD)
+			continue; /* the pidfd tells us when the jail ends */
+		if (sig == SIGWINCH && r->master >= 0 && isatty(STDIN_FILENO))
+			tty_copy_winsize(STDIN_FILENO, r->master);
+		syscall(SYS_pidfd_send_signal, r->pidfd, sig, NULL, 0);
+	}
+}
+
+/* Runs until the jail's first process has exited; returns its status. */
+static int supervise(struct run *r)
+{
+	siginfo_t info;
+
+	for (;;) {
+		struct pollfd p[5] = {
+			{.fd = r->sock, .events = POLLIN},
+			{.fd = r->sigfd, .events = POLLIN},
+			{.fd = r->pidfd, .events = POLLIN},
+			{.fd = r->master, .events = POLLIN},
+			{.fd = r->master >= 0 && r->stdin_open ? STDIN_FILENO : -1,
+			 .events = POLLIN},
+		};
+
+		if (poll(p, 5, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[0].revents)
+			read_channel(r);
+		if (p[1].revents)
+			forward_signals(r);
+		if (p[3].revents)
+			relay_master(r);
+		if (p[4].revents)
+			relay_stdin(r);
+		if (p[2].revents)
+			break;
+	}
+	memset(&info, 0, sizeof(info));
+	while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &info, WEXITED) < 0 && errno == EINTR)
+		;
+	/* The kernel has ended every process of the jail with its pid 1:
+	 * drain what they wrote and the channel's last word. */
+	while (r->master >= 0)
+		relay_master(r);
+	while (r->sock >= 0)
+		read_channel(r);
+	if (info.si_code == CLD_EXITED)
+		return info.si_status;
+	return 128 + info.si_status;
+}
+
+static json_t *state_record(const struct jail_spec *s, pid_t pid, unsigned long long start)
+{
+	return json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s?, s:s, s:b, s:I, s:s}", "name", s->name,
+			 "pid", (json_int_t)pid, "start_time", (json_int_t)start, "hostname",
+			 s->hostname, "domainname", s->domainname, "rootfs", s->rootfs, "net",
+			 s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init, "created",
+			 (json_int_t)time(NULL), "state", "running");
+}
+
+static int record_state(struct store_jail *j, const struct jail_spec *s, pid_t pid,
+			struct cell_err *e)
+{
+	unsigned long long start;
+	json_t *st;
+	int ret;
+
+	if (proc_start_time(pid, &start) < 0)
+		return cell_err_set(e, errno, "jail %s: read start time of pid %d", s->name,
+				    (int)pid);
+	st = state_record(s, pid, start);
+	if (st == NULL)
+		return cell_err_set(e, ENOMEM, "jail %s: state", s->name);
+	ret = store_jail_write(j, st, e);
+	json_decref(st);
+	return ret;
+}
+
+int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
+{
+	struct child_ctx c = {.spec = s, .sock = -1};
+	struct run r = {.spec = s, .pid = -1, .pidfd = -1, .sock = -1, .sigfd = -1, .master = -1,
+			.stdin_open = true, .stdout_open = true};
+	struct store_jail jail = {.dirfd = -1};
+	sigset_t block;
+	int rootfd = -1, sv[2] = {-1, -1}, ret = -1;
+	bool masked = false;
+
+	if (rootfs_check(s, e) < 0)
+		return -1;
+	if (store_open_root(state_root, &rootfd, e) < 0)
+		goto out;
+	if (store_jail_create(rootfd, s->name, &jail, e) < 0)
+		goto out;
+	/* The jail's root is attached over its (empty) state directory, in
+	 * the jail's mount namespace only. */
+	if (asprintf(&c.attach, "%s/%s", state_root, s->name) < 0) {
+		c.attach = NULL;
+		cell_err_set(e, ENOMEM, "jail %s", s->name);
+		goto out;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		cell_err_set(e, errno, "create the channel to the jail");
+		goto out;
+	}
+	/* Signals that arrive from now on are queued for the jail, not lost. */
+	init_forwarded_signals(&block);
+	sigaddset(&block, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &block, &c.parent) < 0) {
+		cell_err_set(e, errno, "block signals");
+		goto out;
+	}
+	masked = true;
+	r.sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r.sigfd < 0) {
+		cell_err_set(e, errno, "signalfd");
+		goto out;
+	}
+	c.sock = sv[1];
+	c.umask = umask(022);
+	umask(c.umask);
+	r.pid = ns_clone(ns_clone_flags(s), &r.pidfd);
+	if (r.pid < 0) {
+		cell_err_set(e, errno, "clone the jail's namespaces");
+		goto out;
+	}
+	if (r.pid == 0) {
+		close(sv[0]);
+		child_main(&c);
+	}
+	close(sv[1]);
+	sv[1] = -1;
+	r.sock = sv[0];
+	sv[0] = -1;
+	/* A jail's output may outlive a reader of ours; never die of it. */
+	signal(SIGPIPE, SIG_IGN);
+	if (record_state(&jail, s, r.pid, e) < 0) {
+		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
+		supervise(&r);
+		goto out;
+	}
+	*status = supervise(&r);
+	if (r.failed) {
+		e->errnum = r.err.errnum;
+		e->exit_code = r.err.exit_code;
+		memcpy(e->msg, r.err.text, sizeof(e->msg));
+		goto out;
+	}
+	ret = 0;
+out:
+	tty_restore(STDIN_FILENO, &r.tty);
+	if (r.master >= 0)
+		close(r.master);
+	if (r.sock >= 0)
+		close(r.sock);
+	if (r.pidfd >= 0)
+		close(r.pidfd);
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	for (int i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			close(sv[i]);
+	if (masked)
+		sigprocmask(SIG_SETMASK, &c.parent, NULL);
+	if (jail.dirfd >= 0) {
+		struct cell_err ignored;
+
+		if (store_jail_remove(rootfd, &jail, ret == 0 ? e : &ignored) < 0 && ret == 0)
+			ret = -1;
+	}
+	if (rootfd >= 0)
+		close(rootfd);
+	free(c.attach);
+	return ret;
+}

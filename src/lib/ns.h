@@ -1,0 +1,22 @@
+/*
+ * ns.h - a jail's namespaces.
+ */
+#ifndef CELL_NS_H
+#define CELL_NS_H
+
+#include <sys/types.h>
+
+#include "err.h"
+#include "spec.h"
+
+/* The clone flags of the namespaces a spec asks for. */
+unsigned long long ns_clone_flags(const struct jail_spec *s);
+
+/* clone3() into FLAGS' namespaces; *pidfd receives a pidfd of the child.
+ * Returns like fork(). */
+pid_t ns_clone(unsigned long long flags, int *pidfd);
+
+/* In a new network namespace: brings the loopback interface up. */
+int ns_loopback_up(struct cell_err *e);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * proc.c - reading /proc/PID/stat.
+ */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int proc_start_time(pid_t pid, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* comm (field 2) may hold spaces and parentheses: skip to the last ')'. */
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		return -1;
+	/* Field 3 (state) follows; start time is field 22, 19 fields later. */
+	for (int field = 2; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			return -1;
+	}
+	errno = 0;
+	*start = strtoull(p + 1, NULL, 10);
+	return errno != 0 ? -1 : 0;
+}
+
+bool proc_alive(pid_t pid, unsigned long long start)
+{
+	unsigned long long now;
+
+	return pid > 0 && proc_start_time(pid, &now) == 0 && now == start;
+}

@@ -1,0 +1,18 @@
+/*
+ * proc.h - facts about host processes read from /proc.
+ */
+#ifndef CELL_PROC_H
+#define CELL_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Start time of PID in clock ticks since boot (field 22 of
+ * /proc/PID/stat); with the pid it names a process uniquely, so a
+ * recycled pid is never mistaken for a jail.  -1 when PID is gone. */
+int proc_start_time(pid_t pid, unsigned long long *start);
+
+/* True when PID runs and started at START. */
+bool proc_alive(pid_t pid, unsigned long long start);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * rootfs.c - building a jail's root filesystem and switching to it.
+ *
+ * The sequence, in kernel order:
+ *
+ *  1. make every mount of the new mount namespace private, so nothing we
+ *     do propagates back to the host;
+ *  2. clone the source tree (the host's "/" for the embedded root, or
+ *     --rootfs DIR) as a detached recursive bind with open_tree(), and
+ *     attach it on an empty directory of the state root;
+ *  3. build /proc /dev /sys /tmp /run and the --bind mounts inside it,
+ *     through descriptors: every path inside the new root is resolved by
+ *     openat2(RESOLVE_IN_ROOT), so a symlink in a hostile rootfs can
+ *     never point a mount outside it;
+ *  4. pivot_root(".", ".") stacks the old root on top of the new one, and
+ *     a lazy unmount of "." detaches it: nothing of the host tree stays
+ *     reachable (the chroot_ns helper of the bsdjail seed, done with the
+ *     new mount API).
+ */
+#include "rootfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+
+/* Mount points the jail always gets fresh, in the order they are made. */
+static const char *const fresh_dirs[] = {"proc", "dev", "sys", "tmp", "run"};
+
+static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)flags | O_CLOEXEC,
+		.resolve = resolve,
+	};
+	int fd;
+
+	do
+		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+/* Opens PATH inside the tree rooted at ROOT, as if ROOT were "/". */
+static int open_in_root(int root, const char *path, int flags)
+{
+	while (*path == '/')
+		path++;
+	if (*path == '\0')
+		path = ".";
+	return sys_openat2(root, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+}
+
+int rootfs_check(const struct jail_spec *s, struct cell_err *e)
+{
+	struct stat st;
+
+	if (s->rootfs != NULL) {
+		if (stat(s->rootfs, &st) < 0)
+			return cell_err_set(e, errno, "--rootfs %s", s->rootfs);
+		if (!S_ISDIR(st.st_mode))
+			return cell_err_set(e, ENOTDIR, "--rootfs %s", s->rootfs);
+	}
+	for (size_t i = 0; i < s->nbinds; i++)
+		if (stat(s->binds[i].src, &st) < 0)
+			return cell_err_set(e, errno, "--bind %s", s->binds[i].src);
+	return 0;
+}
+
+/*
+ * Creates PATH (a directory, or an empty file when !dir) and its missing
+ * parents inside ROOT.  Each parent is resolved again with
+ * RESOLVE_IN_ROOT, so a symlinked component stays inside ROOT.
+ */
+static int create_in_root(int root, const char *path, bool dir, struct cell_err *e)
+{
+	cleanup_free char *copy = strdup(path);
+	char *p;
+
+	if (copy == NULL)
+		return cell_err_set(e, ENOMEM, "create %s", path);
+	for (p = copy; *p == '/'; p++)
+		;
+	while (p != NULL && *p != '\0') {
+		char *slash = strchr(p, '/');
+		bool last;
+		cleanup_close int parent = -1;
+		const char *base;
+		char saved = 0;
+
+		if (slash != NULL) {
+			saved = *slash;
+			*slash = '\0';
+		}
+		last = slash == NULL || slash[1] == '\0';
+		/* copy now ends at this component: split it into parent/base. */
+		base = strrchr(copy, '/');
+		if (base == NULL || base == copy) {
+			parent = open_in_root(root, "/", O_PATH | O_DIRECTORY);
+			base = copy[0] == '/' ? copy + 1 : copy;
+		} else {
+			*(char *)base = '\0';
+			parent = open_in_root(root, copy, O_PATH | O_DIRECTORY);
+			*(char *)base = '/';
+			base++;
+		}
+		if (parent < 0)
+			return cell_err_set(e, errno, "create %s", path);
+		if (last && !dir) {
+			int fd = openat(parent, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC |
+							      O_NOFOLLOW, 0644);
+			if (fd < 0 && errno != EEXIST)
+				return cell_err_set(e, errno, "create %s", path);
+			if (fd >= 0)
+				close(fd);
+		} else if (mkdirat(parent, base, 0755) < 0 && errno != EEXIST) {
+			return cell_err_set(e, errno, "create %s", path);
+		}
+		if (slash != NULL)
+			*slash = saved;
+		p = slash != NULL ? slash + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Attaches the detached mount MNT on TARGET inside ROOT. */
+static int attach_in_root(int mnt, int root, const char *target, int oflags, struct cell_err *e)
+{
+	cleanup_close int tfd = open_in_root(root, target, O_PATH | oflags);
+
+	if (tfd < 0)
+		return cell_err_set(e, errno, "open mount point %s", target);
+	if (move_mount(mnt, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "attach mount on %s", target);
+	return 0;
+}
+
+struct fs_opt {
+	const char *key, *value;
+};
+
+/* Mounts a new instance of FSTYPE on TARGET inside ROOT. */
+static int mount_fresh(int root, const char *fstype, const char *target, const struct fs_opt *opts,
+		       unsigned int attrs, struct cell_err *e)
+{
+	cleanup_close int fs = fsopen(fstype, FSOPEN_CLOEXEC);
+	cleanup_close int mnt = -1;
+
+	if (fs < 0)
+		return cell_err_set(e, errno, "mount %s on %s", fstype, target);
+	/* The source names the filesystem in the jail's mountinfo. */
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", fstype, 0) < 0)
+		return cell_err_set(e, errno, "mount %s on %s: source", fstype, target);
+	for (; opts != NULL && opts->key != NULL; opts++) {
+		int r = opts->value != NULL
+				? fsconfig(fs, FSCONFIG_SET_STRING, opts->key, opts->value, 0)
+				: fsconfig(fs, FSCONFIG_SET_FLAG, opts->key, NULL, 0);
+		if (r < 0)
+			return cell_err_set(e, errno, "mount %s on %s: option %s", fstype, target,
+					    opts->key);
+	}
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return cell_err_set(e, errno, "mount %s on %s", fstype, target);
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	if (mnt < 0)
+		return cell_err_set(e, errno, "mount %s on %s", fstype, target);
+	if (attach_in_root(mnt, root, target, O_DIRECTORY, e) < 0)
+		return cell_err_prefix(e, "mount %s", fstype);
+	return 0;
+}
+
+struct dev_node {
+	const char *name;
+	unsigned int major, minor;
+};
+
+/* The minimal /dev of the foundation issue. */
+static const struct dev_node dev_nodes[] = {
+	{"null", 1, 3},	   {"zero", 1, 5}, {"full", 1, 7},
+	{"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0},
+};
+
+static const struct {
+	const char *target, *name;
+} dev_links[] = {
+	{"/proc/self/fd", "fd"},       {"/proc/self/fd/0", "stdin"},
+	{"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"},
+	{"pts/ptmx", "ptmx"},
+};
+
+static int setup_dev(int root, const struct jail_spec *s, struct cell_err *e)
+{
+	static const struct fs_opt dev_opts[] = {{"mode", "755"}, {"size", "64k"}, {NULL, NULL}};
+	static const struct fs_opt pts_opts[] = {
+		{"newinstance", NULL}, {"ptmxmode", "0666"}, {"mode", "0620"}, {"gid", "5"},
+		{NULL, NULL}};
+	static const struct fs_opt shm_opts[] = {{"mode", "1777"}, {NULL, NULL}};
+	cleanup_close int dev = -1;
+
+	if (mount_fresh(root, "tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+			e) < 0)
+		return -1;
+	dev = open_in_root(root, "/dev", O_PATH | O_DIRECTORY);
+	if (dev < 0)
+		return cell_err_set(e, errno, "open /dev");
+	for (size_t i = 0; i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++) {
+		const struct dev_node *d = &dev_nodes[i];
+		if (mknodat(dev, d->name, S_IFCHR | 0666, makedev(d->major, d->minor)) < 0)
+			return cell_err_set(e, errno, "mknod /dev/%s", d->name);
+	}
+	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
+		if (symlinkat(dev_links[i].target, dev, dev_links[i].name) < 0)
+			return cell_err_set(e, errno, "symlink /dev/%s", dev_links[i].name);
+	if (mkdirat(dev, "pts", 0755) < 0 || mkdirat(dev, "shm", 01777) < 0 ||
+	    mkdirat(dev, "mqueue", 0755) < 0)
+		return cell_err_set(e, errno, "mkdir in /dev");
+	if (s->tty) {
+		/* The pty slave is bound here once it exists. */
+		int fd = openat(dev, "console", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return cell_err_set(e, errno, "create /dev/console");
+		close(fd);
+	}
+	if (mount_fresh(root, "devpts", "/dev/pts", pts_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+			e) < 0)
+		return -1;
+	if (mount_fresh(root, "tmpfs", "/dev/shm", shm_opts,
+			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, e) < 0)
+		return -1;
+	/* POSIX message queues of the jail's own IPC namespace. */
+	return mount_fresh(root, "mqueue", "/dev/mqueue", NULL,
+			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, e);
+}
+
+static int setup_fresh_mounts(int root, const struct jail_spec *s, struct cell_err *e)
+{
+	static const struct fs_opt tmp_opts[] = {{"mode", "1777"}, {NULL, NULL}};
+	static const struct fs_opt run_opts[] = {{"mode", "755"}, {NULL, NULL}};
+	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+
+	/* A proc of the jail's own pid namespace: it shows only the jail. */
+	if (mount_fresh(root, "proc", "/proc", NULL, hard, e) < 0)
+		return -1;
+	if (setup_dev(root, s, e) < 0)
+		return -1;
+	/* sysfs shows the jail's network namespace; read-only. */
+	if (mount_fresh(root, "sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e) < 0)
+		return -1;
+	if (mount_fresh(root, "tmpfs", "/tmp", tmp_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, e) <
+	    0)
+		return -1;
+	return mount_fresh(root, "tmpfs", "/run", run_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+			   e);
+}
+
+static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
+{
+	for (size_t i = 0; i < s->nbinds; i++) {
+		const struct jail_bind *b = &s->binds[i];
+		struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+		cleanup_close int mnt = -1;
+		struct stat st;
+
+		/* The source is the user's own choice on the host: resolved
+		 * as a shell would, before the root switch. */
+		mnt = open_tree(AT_FDCWD, b->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (mnt < 0 || fstat(mnt, &st) < 0)
+			return cell_err_set(e, errno, "--bind %s", b->src);
+		if (b->ro && mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+					   sizeof(attr)) < 0)
+			return cell_err_set(e, errno, "--bind %s: make read-only", b->src);
+		if (create_in_root(root, b->dst, S_ISDIR(st.st_mode), e) < 0 ||
+		    attach_in_root(mnt, root, b->dst, 0, e) < 0)
+			return cell_err_prefix(e, "--bind %s:%s", b->src, b->dst);
+	}
+	return 0;
+}
+
+/*
+ * In the embedded root, the clone of the host's tree carries the host's
+ * own /proc, /dev, /sys (with its cgroup mounts) and maybe /run and /tmp.
+ * Detach them rather than cover them, so that the jail's mountinfo shows
+ * only its own mounts.  The paths are the host's, hence trusted.
+ */
+static int detach_host_mounts(struct cell_err *e)
+{
+	for (size_t i = 0; i < sizeof(fresh_dirs) / sizeof(fresh_dirs[0]); i++)
+		if (umount2(fresh_dirs[i], MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL)
+			return cell_err_set(e, errno, "detach host /%s", fresh_dirs[i]);
+	return 0;
+}
+
+int rootfs_setup(const struct jail_spec *s, const char *attach, struct cell_err *e)
+{
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV};
+	const char *what = s->rootfs != NULL ? s->rootfs : "/";
+	cleanup_close int root = -1;
+
+	/* 1. Nothing below propagates to the host's mount namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return cell_err_set(e, errno, "make mounts private");
+
+	/* 2. The new root: a detached recursive clone of the source. */
+	root = open_tree(AT_FDCWD, what, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (root < 0)
+		return cell_err_set(e, errno, "bind root %s", what);
+	if (s->rootfs == NULL) {
+		/* The host's files, read-only and without device nodes, before
+		 * any of the jail's own (writable) mounts join the tree. */
+		ro.attr_set |= MOUNT_ATTR_NOSUID;
+		if (mount_setattr(root, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+			return cell_err_set(e, errno, "make root %s read-only", what);
+	}
+	if (move_mount(root, "", AT_FDCWD, attach, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "attach root %s", what);
+	if (fchdir(root) < 0)
+		return cell_err_set(e, errno, "enter root %s", what);
+
+	/* 3. The jail's own mounts. */
+	if (s->rootfs == NULL) {
+		if (detach_host_mounts(e) < 0)
+			return -1;
+	} else {
+		for (size_t i = 0; i < sizeof(fresh_dirs) / sizeof(fresh_dirs[0]); i++)
+			if (create_in_root(root, fresh_dirs[i], true, e) < 0)
+				return cell_err_prefix(e, "rootfs %s", what);
+	}
+	if (setup_fresh_mounts(root, s, e) < 0 || setup_binds(root, s, e) < 0)
+		return -1;
+	if (s->rootfs != NULL && !s->rw) {
+		/* Only the root mount: the jail's /tmp, /run and rw binds
+		 * stay writable. */
+		if (mount_setattr(root, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+			return cell_err_set(e, errno, "make root %s read-only", what);
+	}
+
+	/* 4. Switch roots; the old one ends up on top of "." and is detached. */
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return cell_err_set(e, errno, "pivot_root to %s", what);
+	if (umount2(".", MNT_DETACH) < 0)
+		return cell_err_set(e, errno, "detach the old root");
+	if (chdir("/") < 0)
+		return cell_err_set(e, errno, "chdir /");
+	return 0;
+}
+
+int rootfs_bind_console(const char *slave_path, struct cell_err *e)
+{
+	cleanup_close int mnt = open_tree(AT_FDCWD, slave_path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	cleanup_close int root = -1;
+
+	if (mnt < 0)
+		return cell_err_set(e, errno, "bind %s on /dev/console", slave_path);
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return cell_err_set(e, errno, "open /");
+	return attach_in_root(mnt, root, "/dev/console", 0, e);
+}

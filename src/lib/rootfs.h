@@ -1,0 +1,29 @@
+/*
+ * rootfs.h - the jail's root filesystem.
+ */
+#ifndef CELL_ROOTFS_H
+#define CELL_ROOTFS_H
+
+#include "err.h"
+#include "spec.h"
+
+/* Host-side part, before anything is created: checks that --rootfs is a
+ * directory and that every --bind source exists, for a clear error. */
+int rootfs_check(const struct jail_spec *s, struct cell_err *e);
+
+/*
+ * Jail-side part, in the jail's first process, in its new mount
+ * namespace: builds the root tree on ATTACH (an empty directory, seen in
+ * this namespace only), switches to it with pivot_root and detaches the
+ * old root.  On return the cwd and root are the jail's "/".
+ *
+ * Paths are opened here, not inherited as descriptors from cell: a
+ * descriptor opened before the clone names a mount of the host's
+ * namespace, which move_mount() and open_tree() refuse.
+ */
+int rootfs_setup(const struct jail_spec *s, const char *attach, struct cell_err *e);
+
+/* After rootfs_setup(): binds the pty slave at /dev/console. */
+int rootfs_bind_console(const char *slave_path, struct cell_err *e);
+
+#endif

@@ -1,0 +1,343 @@
+/*
+ * spec.c - building and validating a struct jail_spec.
+ *
+ * Parsers of single values live here so that every front door (flags,
+ * jail file, config.json) spells and checks them the same way.
+ */
+#include "spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "cleanup.h"
+
+#define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+void spec_init(struct jail_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->net = JAIL_NET_NONE;
+}
+
+static void free_strv(char **v)
+{
+	if (v == NULL)
+		return;
+	for (char **p = v; *p != NULL; p++)
+		free(*p);
+	free(v);
+}
+
+void spec_free(struct jail_spec *s)
+{
+	free(s->name);
+	free(s->hostname);
+	free(s->domainname);
+	free_strv(s->argv);
+	free_strv(s->env);
+	free(s->workdir);
+	free(s->rootfs);
+	for (size_t i = 0; i < s->nbinds; i++) {
+		free(s->binds[i].src);
+		free(s->binds[i].dst);
+	}
+	free(s->binds);
+	spec_init(s);
+}
+
+int spec_parse_id(const char *str, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (str == NULL || !isdigit((unsigned char)str[0]))
+		return -1;
+	errno = 0;
+	v = strtoul(str, &end, 10);
+	/* (uid_t)-1 means "unchanged" to setresuid(): never a real id. */
+	if (errno != 0 || *end != '\0' || v >= UINT_MAX)
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int spec_parse_bind(const char *arg, struct jail_bind *b, struct cell_err *e)
+{
+	cleanup_free char *copy = strdup(arg);
+	char *src, *dst, *mode;
+
+	if (copy == NULL)
+		return cell_err_set(e, ENOMEM, "--bind %s", arg);
+	src = copy;
+	dst = strchr(src, ':');
+	if (dst == NULL)
+		return cell_err_set(e, 0, "--bind %s: expected SRC:DST[:ro]", arg);
+	*dst++ = '\0';
+	mode = strchr(dst, ':');
+	if (mode != NULL)
+		*mode++ = '\0';
+	if (src[0] == '\0' || dst[0] == '\0')
+		return cell_err_set(e, 0, "--bind %s: expected SRC:DST[:ro]", arg);
+	if (dst[0] != '/')
+		return cell_err_set(e, 0, "--bind %s: destination must be an absolute path", arg);
+	b->ro = false;
+	if (mode != NULL) {
+		if (strcmp(mode, "ro") == 0)
+			b->ro = true;
+		else if (strcmp(mode, "rw") != 0)
+			return cell_err_set(e, 0, "--bind %s: unknown mode \"%s\" (ro or rw)", arg,
+					    mode);
+	}
+	b->src = strdup(src);
+	b->dst = strdup(dst);
+	if (b->src == NULL || b->dst == NULL) {
+		free(b->src);
+		free(b->dst);
+		return cell_err_set(e, ENOMEM, "--bind %s", arg);
+	}
+	return 0;
+}
+
+int spec_add_bind(struct jail_spec *s, const char *arg, struct cell_err *e)
+{
+	struct jail_bind b, *n;
+
+	if (spec_parse_bind(arg, &b, e) < 0)
+		return -1;
+	n = realloc(s->binds, (s->nbinds + 1) * sizeof(*n));
+	if (n == NULL) {
+		free(b.src);
+		free(b.dst);
+		return cell_err_set(e, ENOMEM, "--bind %s", arg);
+	}
+	s->binds = n;
+	s->binds[s->nbinds++] = b;
+	return 0;
+}
+
+int spec_parse_user(struct jail_spec *s, const char *arg, struct cell_err *e)
+{
+	cleanup_free char *copy = strdup(arg);
+	unsigned int uid, gid;
+	char *colon;
+
+	if (copy == NULL)
+		return cell_err_set(e, ENOMEM, "--user %s", arg);
+	colon = strchr(copy, ':');
+	if (colon != NULL)
+		*colon++ = '\0';
+	if (spec_parse_id(copy, &uid) < 0)
+		return cell_err_set(e, 0, "--user %s: expected UID[:GID], numeric", arg);
+	if (colon != NULL && spec_parse_id(colon, &gid) < 0)
+		return cell_err_set(e, 0, "--user %s: expected UID[:GID], numeric", arg);
+	s->has_user = true;
+	s->uid = uid;
+	s->has_gid = colon != NULL;
+	s->gid = colon != NULL ? gid : 0;
+	return 0;
+}
+
+static size_t key_len(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	return eq != NULL ? (size_t)(eq - kv) : strlen(kv);
+}
+
+static int env_find(const struct jail_spec *s, const char *key, size_t klen)
+{
+	for (size_t i = 0; i < s->nenv; i++)
+		if (strncmp(s->env[i], key, klen) == 0 && s->env[i][klen] == '=')
+			return (int)i;
+	return -1;
+}
+
+const char *spec_env_get(const struct jail_spec *s, const char *key)
+{
+	int i = env_find(s, key, strlen(key));
+	return i < 0 ? NULL : s->env[i] + strlen(key) + 1;
+}
+
+static int env_put(struct jail_spec *s, const char *kv, struct cell_err *e)
+{
+	size_t klen = key_len(kv);
+	int i = env_find(s, kv, klen);
+	char *dup = strdup(kv);
+	char **n;
+
+	if (dup == NULL)
+		return cell_err_set(e, ENOMEM, "--env %s", kv);
+	if (i >= 0) {
+		free(s->env[i]);
+		s->env[i] = dup;
+		return 0;
+	}
+	n = realloc(s->env, (s->nenv + 2) * sizeof(*n));
+	if (n == NULL) {
+		free(dup);
+		return cell_err_set(e, ENOMEM, "--env %s", kv);
+	}
+	s->env = n;
+	s->env[s->nenv++] = dup;
+	s->env[s->nenv] = NULL;
+	return 0;
+}
+
+int spec_env_set(struct jail_spec *s, const char *kv, struct cell_err *e)
+{
+	size_t klen = key_len(kv);
+
+	if (klen == 0)
+		return cell_err_set(e, 0, "--env %s: expected KEY=VALUE", kv);
+	for (size_t i = 0; i < klen; i++) {
+		unsigned char c = (unsigned char)kv[i];
+		if (!(isalnum(c) || c == '_') || (i == 0 && isdigit(c)))
+			return cell_err_set(e, 0, "--env %s: invalid variable name", kv);
+	}
+	if (kv[klen] == '\0') {
+		/* "KEY" alone: take the caller's value, as docker run -e KEY. */
+		const char *v = getenv(kv);
+		cleanup_free char *full = NULL;
+
+		if (v == NULL)
+			return 0;
+		if (asprintf(&full, "%s=%s", kv, v) < 0) {
+			full = NULL;
+			return cell_err_set(e, ENOMEM, "--env %s", kv);
+		}
+		return env_put(s, full, e);
+	}
+	return env_put(s, kv, e);
+}
+
+int spec_env_import(struct jail_spec *s, char *const *envp, struct cell_err *e)
+{
+	for (; envp != NULL && *envp != NULL; envp++) {
+		/* Skip malformed entries rather than handing them on. */
+		if (strchr(*envp, '=') == NULL || **envp == '=')
+			continue;
+		if (env_put(s, *envp, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int spec_set_argv(struct jail_spec *s, int argc, char *const *argv, struct cell_err *e)
+{
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+
+	if (v == NULL)
+		return cell_err_set(e, ENOMEM, "command");
+	for (int i = 0; i < argc; i++) {
+		v[i] = strdup(argv[i]);
+		if (v[i] == NULL) {
+			free_strv(v);
+			return cell_err_set(e, ENOMEM, "command");
+		}
+	}
+	free_strv(s->argv);
+	s->argv = v;
+	return 0;
+}
+
+bool spec_valid_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	/* A name is a directory name in the state root and a default
+	 * hostname: keep it to a safe, portable alphabet. */
+	if (n == 0 || n > JAIL_NAME_MAX || !isalnum((unsigned char)name[0]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (!(isalnum(c) || c == '-' || c == '_' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+bool spec_valid_hostname(const char *host)
+{
+	size_t n = strlen(host), label = 0;
+
+	/* RFC 1123 labels, at most 64 bytes in all (the kernel's limit). */
+	if (n == 0 || n > JAIL_UTS_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)host[i];
+		if (c == '.') {
+			if (label == 0 || host[i - 1] == '-')
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!(isalnum(c) || c == '-') || (label == 0 && c == '-') || ++label > 63)
+			return false;
+	}
+	return label > 0 && host[n - 1] != '-';
+}
+
+/* A name for a jail started without --name: 12 hex digits, as docker. */
+static int generate_name(struct jail_spec *s, struct cell_err *e)
+{
+	unsigned char r[6];
+	char buf[sizeof(r) * 2 + 1];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return cell_err_set(e, errno, "generate a jail name");
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+	s->name = strdup(buf);
+	if (s->name == NULL)
+		return cell_err_set(e, ENOMEM, "generate a jail name");
+	return 0;
+}
+
+int spec_validate(struct jail_spec *s, struct cell_err *e)
+{
+	if (s->name == NULL) {
+		if (s->hostname == NULL && (s->hostname = strdup("cell")) == NULL)
+			return cell_err_set(e, ENOMEM, "hostname");
+		if (generate_name(s, e) < 0)
+			return -1;
+	}
+	if (!spec_valid_name(s->name))
+		return cell_err_set(e, 0,
+				    "--name %s: invalid name (1-%d characters of [A-Za-z0-9_.-], "
+				    "starting with a letter or digit)",
+				    s->name ? s->name : "", JAIL_NAME_MAX);
+	if (s->hostname != NULL && !spec_valid_hostname(s->hostname))
+		return cell_err_set(e, 0, "--hostname %s: invalid hostname", s->hostname);
+	if (s->domainname != NULL &&
+	    (strlen(s->domainname) == 0 || strlen(s->domainname) > JAIL_UTS_MAX))
+		return cell_err_set(e, 0, "--domainname %s: must be 1-%d bytes", s->domainname,
+				    JAIL_UTS_MAX);
+	if (s->argv == NULL || s->argv[0] == NULL || s->argv[0][0] == '\0')
+		return cell_err_set(e, 0, "no command to run");
+	if (s->workdir != NULL && s->workdir[0] != '/')
+		return cell_err_set(e, 0, "--workdir %s: must be an absolute path", s->workdir);
+	if (s->rw && s->rootfs == NULL)
+		return cell_err_set(e, 0,
+				    "--rw needs --rootfs: the embedded root is the host's own "
+				    "files and stays read-only");
+	if (s->rootfs != NULL && s->rootfs[0] == '\0')
+		return cell_err_set(e, 0, "--rootfs: empty path");
+	for (size_t i = 0; i < s->nbinds; i++)
+		if (s->binds[i].dst[0] != '/')
+			return cell_err_set(e, 0, "--bind %s: destination must be absolute",
+					    s->binds[i].dst);
+	if (s->hostname == NULL) {
+		/* A given name is the default hostname when it is a valid one. */
+		const char *h = spec_valid_hostname(s->name) ? s->name : "cell";
+		s->hostname = strdup(h);
+		if (s->hostname == NULL)
+			return cell_err_set(e, ENOMEM, "hostname");
+	}
+	if (spec_env_get(s, "PATH") == NULL && env_put(s, DEFAULT_PATH, e) < 0)
+		return -1;
+	return 0;
+}
