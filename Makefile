@@ -1,0 +1,63 @@
+# The two commands of the README: `make run` and `make test`.  Both
+# install what is missing (Debian packages), build, and run.
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+CELL        = $(BUILD)/cell
+DEMO_ROOT  ?= /tmp/cell-demo-state
+
+.PHONY: all deps deps-test build build-asan run test unit integration bench install clean format
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh build
+
+deps-test:
+	@./scripts/install-deps.sh test
+
+$(BUILD)/build.ninja:
+	@meson setup $(BUILD) >$(BUILD).log || { cat $(BUILD).log; rm -rf $(BUILD); exit 1; }
+
+build: deps $(BUILD)/build.ninja
+	@ninja -C $(BUILD) --quiet
+
+$(BUILD_ASAN)/build.ninja:
+	@CC=clang meson setup $(BUILD_ASAN) -Dbuildtype=debug -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dstatic_deps=false >$(BUILD_ASAN).log || { cat $(BUILD_ASAN).log; rm -rf $(BUILD_ASAN); exit 1; }
+
+build-asan: deps-test $(BUILD_ASAN)/build.ninja
+	@ninja -C $(BUILD_ASAN) --quiet
+
+# A demo jail on the embedded root: the host's files read-only, fresh
+# /proc /dev /tmp, its own hostname, pid 1.
+run: build
+	@$(CELL) --root $(DEMO_ROOT) run --name demo --hostname demo -- /bin/sh -c '\
+		echo "inside jail: hostname=$$(hostname) pid=$$$$ uid=$$(id -u)"; \
+		echo "uname: $$(uname -srm)"; \
+		echo "processes:"; ps -e -o pid,comm 2>/dev/null || ls /proc | grep -E "^[0-9]+$$"; \
+		echo "mounts:"; cut -d" " -f5,9 /proc/self/mountinfo; \
+		if touch /etc/cell-demo 2>/dev/null; then echo "/ is writable?!"; else echo "/ is read-only"; fi; \
+		echo hello > /tmp/demo && echo "/tmp is a fresh tmpfs: $$(cat /tmp/demo)"'
+	@echo "host: hostname=$$(hostname), unchanged"
+
+test: build build-asan
+	@./tests/run.sh $(BUILD) $(BUILD_ASAN)
+
+unit: build
+	@meson test -C $(BUILD) --print-errorlogs
+
+integration: build
+	@CELL=$(abspath $(CELL)) bats tests/integration
+
+bench: build
+	@./scripts/install-deps.sh bench
+	@./tests/bench/startup.sh $(CELL)
+
+install: build
+	@meson install -C $(BUILD)
+
+format:
+	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

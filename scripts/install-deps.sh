@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs the Debian packages cell needs to build, test and benchmark.
+# Idempotent and quiet when everything is already there.
+set -eu
+
+# build and run
+BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev libmnl-dev"
+# tests: unit (cmocka), integration (bats), pty sessions (script, from
+# bsdutils), a busybox root, iproute2 for network checks
+TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux"
+# the sanitizer build and the fuzzers
+SAN="clang libclang-rt-14-dev"
+
+want="$BUILD"
+case "${1:-build}" in
+test) want="$BUILD $TEST $SAN" ;;
+bench) want="$BUILD $TEST hyperfine crun runc bubblewrap" ;;
+esac
+
+missing=""
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "cell: missing packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "cell: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

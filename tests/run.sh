@@ -1,0 +1,52 @@
+#!/bin/bash
+# Runs every suite and ends with one line "N passed, N failed, N skipped"
+# summed over all of them; exits non-zero if anything failed.
+#
+#   unit          cmocka tests of the engine (release build)
+#   unit-asan     the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   integration   bats tests of the real binary, as root
+set -u
+build=${1:-build}
+asan=${2:-build-asan}
+top=$(cd "$(dirname "$0")/.." && pwd)
+log=$(mktemp -d /tmp/cell-test-log.XXXXXX)
+pass=0 fail=0 skip=0
+
+# Counts a TAP stream: "ok", "not ok", "# skip".
+count_tap() {
+	local p f s
+	p=$(grep -E '^ok ' "$1" | grep -vicE '# skip' || true)
+	s=$(grep -E '^ok ' "$1" | grep -icE '# skip' || true)
+	f=$(grep -cE '^not ok ' "$1" || true)
+	echo "$2: $p passed, $f failed, $s skipped"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
+run_unit() { # name builddir
+	local out="$log/$1.tap" t
+	: >"$out"
+	for t in "$2"/tests/unit/test_*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		if ! CMOCKA_MESSAGE_OUTPUT=TAP "$t" >>"$out" 2>&1; then
+			grep -qE '^not ok ' "$out" || echo "not ok - $(basename "$t") crashed" >>"$out"
+		fi
+	done
+	cat "$out"
+	count_tap "$out" "$1"
+}
+
+run_unit unit "$top/$build"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	run_unit unit-asan "$top/$asan"
+
+out="$log/integration.tap"
+if [ "$(id -u)" = 0 ]; then
+	CELL="$top/$build/cell" bats --tap "$top/tests/integration" 2>&1 | tee "$out"
+else
+	echo "ok 1 integration # skip not root" | tee "$out"
+fi
+count_tap "$out" integration
+
+rm -rf "$log"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
