@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "cleanup.h"
@@ -22,6 +23,8 @@ void spec_init(struct jail_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->net = JAIL_NET_NONE;
+	s->policy = true;
+	s->limits = (struct jail_limits){-1, -1, -1, -1, -1, -1, -1, -1, 0, false};
 }
 
 static void free_strv(char **v)
@@ -42,6 +45,7 @@ void spec_free(struct jail_spec *s)
 	free_strv(s->env);
 	free(s->workdir);
 	free(s->rootfs);
+	free(s->cgroup_parent);
 	for (size_t i = 0; i < s->nbinds; i++) {
 		free(s->binds[i].src);
 		free(s->binds[i].dst);
@@ -339,5 +343,170 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 	}
 	if (spec_env_get(s, "PATH") == NULL && env_put(s, DEFAULT_PATH, e) < 0)
 		return -1;
+	return 0;
+}
+
+int spec_parse_count(const char *str, long long *out)
+{
+	long long v;
+	char *end;
+
+	if (str == NULL || !isdigit((unsigned char)str[0]))
+		return -1;
+	errno = 0;
+	v = strtoll(str, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int spec_parse_size(const char *str, long long *out)
+{
+	long long v, mult = 1;
+	char *end;
+
+	if (str == NULL || !isdigit((unsigned char)str[0]))
+		return -1;
+	errno = 0;
+	v = strtoll(str, &end, 10);
+	if (errno != 0)
+		return -1;
+	switch (tolower((unsigned char)*end)) {
+	case '\0':
+		break;
+	case 'k':
+		mult = 1LL << 10;
+		break;
+	case 'm':
+		mult = 1LL << 20;
+		break;
+	case 'g':
+		mult = 1LL << 30;
+		break;
+	case 't':
+		mult = 1LL << 40;
+		break;
+	default:
+		return -1;
+	}
+	if (*end != '\0') {
+		end++;
+		/* "64M", "64MB", "64MiB" all mean the same. */
+		if (strcasecmp(end, "b") == 0 || strcasecmp(end, "ib") == 0)
+			end += strlen(end);
+		if (*end != '\0')
+			return -1;
+	}
+	if (v > LLONG_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+int spec_parse_cpus(const char *str, long long *out)
+{
+	long long whole = 0, frac = 0, scale = 100;
+	const char *p = str;
+
+	if (str == NULL || !(isdigit((unsigned char)*p) || *p == '.'))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (*p - '0');
+		if (whole > 1000000)
+			return -1;
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (scale == 0)
+				return -1; /* more precision than 1/1000 CPU */
+			frac += (*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*p != '\0' || whole * 1000 + frac == 0)
+		return -1;
+	*out = whole * 1000 + frac;
+	return 0;
+}
+
+static const char *const allow_names[] = {"set_hostname", "raw_sockets", "sysvipc", "chown",
+					  "mlock"};
+
+const char *spec_allow_name(unsigned int bit)
+{
+	for (size_t i = 0; i < sizeof(allow_names) / sizeof(allow_names[0]); i++)
+		if (bit == 1U << i)
+			return allow_names[i];
+	return NULL;
+}
+
+int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e)
+{
+	for (size_t i = 0; i < sizeof(allow_names) / sizeof(allow_names[0]); i++)
+		if (strcmp(name, allow_names[i]) == 0) {
+			s->allow |= 1U << i;
+			return 0;
+		}
+	return cell_err_set(e, 0,
+			    "--allow %s: unknown rule (known: set_hostname, raw_sockets, sysvipc, "
+			    "chown, mlock)",
+			    name);
+}
+
+int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e)
+{
+	struct jail_limits *l = &s->limits;
+	long long v;
+
+	if (strcmp(name, "nrtask") == 0) {
+		if (spec_parse_count(value, &v) < 0 || v < 1)
+			return cell_err_set(e, 0, "--nrtask %s: expected a number of tasks >= 1", value);
+		l->nrtask = v;
+	} else if (strcmp(name, "memory") == 0 || strcmp(name, "swap") == 0 ||
+		   strcmp(name, "memlock") == 0 || strcmp(name, "data") == 0) {
+		if (spec_parse_size(value, &v) < 0)
+			return cell_err_set(e, 0, "--%s %s: expected a size (e.g. 64M, 1G)", name,
+					    value);
+		if (strcmp(name, "memory") == 0) {
+			/* The kernel refuses less than a few pages of memory.max. */
+			if (v < (1LL << 20))
+				return cell_err_set(e, 0, "--memory %s: at least 1M", value);
+			l->memory = v;
+		} else if (strcmp(name, "swap") == 0) {
+			l->swap = v;
+		} else if (strcmp(name, "memlock") == 0) {
+			l->memlock = v;
+		} else {
+			l->data = v;
+		}
+	} else if (strcmp(name, "cpus") == 0) {
+		if (spec_parse_cpus(value, &v) < 0)
+			return cell_err_set(e, 0, "--cpus %s: expected a number of CPUs (e.g. 0.5, 2)",
+					    value);
+		l->cpus_milli = v;
+	} else if (strcmp(name, "cpu_time") == 0) {
+		if (spec_parse_count(value, &v) < 0 || v < 1)
+			return cell_err_set(e, 0, "--cpu-time %s: expected seconds >= 1", value);
+		l->cpu_time = v;
+	} else if (strcmp(name, "nofile") == 0) {
+		if (spec_parse_count(value, &v) < 0 || v < 3)
+			return cell_err_set(e, 0, "--nofile %s: expected a number >= 3", value);
+		l->nofile = v;
+	} else if (strcmp(name, "nice") == 0) {
+		char *end;
+
+		errno = 0;
+		v = strtoll(value, &end, 10);
+		if (errno != 0 || end == value || *end != '\0' || v < -20 || v > 19)
+			return cell_err_set(e, 0, "--nice %s: expected -20..19", value);
+		l->nice = v;
+		l->has_nice = true;
+	} else {
+		return cell_err_set(e, 0, "unknown limit \"%s\"", name);
+	}
 	return 0;
 }

@@ -23,6 +23,30 @@ enum jail_net {
 	JAIL_NET_HOST, /* share the host's network namespace */
 };
 
+/* The rules of the default policy a jail may relax, by name (--allow NAME,
+ * allow.NAME in a jail file); FreeBSD's allow.* parameters in spirit. */
+enum jail_allow {
+	JAIL_ALLOW_SET_HOSTNAME = 1 << 0, /* change its own hostname/domainname */
+	JAIL_ALLOW_RAW_SOCKETS = 1 << 1,  /* CAP_NET_RAW: ping, packet sockets */
+	JAIL_ALLOW_SYSVIPC = 1 << 2,	  /* share the host's SysV IPC and mqueues */
+	JAIL_ALLOW_CHOWN = 1 << 3,	  /* CAP_CHOWN, CAP_FOWNER, CAP_FSETID */
+	JAIL_ALLOW_MLOCK = 1 << 4,	  /* CAP_IPC_LOCK: lock memory beyond --memlock */
+};
+
+/* Resource limits; -1 means "not set". */
+struct jail_limits {
+	long long nrtask;   /* tasks (pids cgroup) */
+	long long memory;   /* bytes (memory cgroup), swap pinned unless swap set */
+	long long swap;	    /* bytes of swap beyond memory */
+	long long cpus_milli; /* CPU bandwidth, thousandths of a CPU */
+	long long cpu_time; /* seconds of CPU (RLIMIT_CPU), the seed's "slice" */
+	long long memlock;  /* bytes (RLIMIT_MEMLOCK) */
+	long long data;	    /* bytes (RLIMIT_DATA) */
+	long long nofile;   /* descriptors (RLIMIT_NOFILE) */
+	long long nice;	    /* start nice value, -20..19; -1 can be a value: see has_nice */
+	bool has_nice;
+};
+
 struct jail_bind {
 	char *src; /* host path */
 	char *dst; /* absolute path inside the jail */
@@ -51,6 +75,11 @@ struct jail_spec {
 
 	enum jail_net net;
 	bool init; /* our reaper is pid 1, the command its child */
+
+	bool policy;	      /* hold the jail to the default policy (policy.c) */
+	unsigned int allow;   /* enum jail_allow bits */
+	struct jail_limits limits;
+	char *cgroup_parent;  /* NULL: beneath cell's own cgroup */
 	bool tty;  /* give the jail a new pty (the caller's stdin is a tty) */
 };
 
@@ -82,5 +111,20 @@ int spec_validate(struct jail_spec *s, struct cell_err *e);
 
 /* Parses a decimal id in [0, 2^32-2]. */
 int spec_parse_id(const char *str, unsigned int *out);
+
+/* "64M", "1G", "4096" (k, m, g, t: powers of 1024) -> bytes. */
+int spec_parse_size(const char *str, long long *out);
+/* "1.5", "0.25", "2" CPUs -> thousandths. */
+int spec_parse_cpus(const char *str, long long *out);
+/* A non-negative decimal integer. */
+int spec_parse_count(const char *str, long long *out);
+
+/* --allow NAME: sets the bit, or fails listing the known names. */
+int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e);
+/* Name of one enum jail_allow bit. */
+const char *spec_allow_name(unsigned int bit);
+/* Sets a limit by its parameter name (nrtask, memory, swap, cpus, cpu_time,
+ * memlock, data, nofile, nice) from its text value. */
+int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e);
 
 #endif

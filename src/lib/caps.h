@@ -1,0 +1,27 @@
+/*
+ * caps.h - a jail's capability sets (libcap).
+ */
+#ifndef CELL_CAPS_H
+#define CELL_CAPS_H
+
+#include <stdint.h>
+
+#include "err.h"
+
+#define CAPS_BIT(c) (1ULL << (c))
+
+/* Drops every capability not in KEEP from the bounding set, so that no
+ * execve (of a file with capabilities, say) can ever gain it back. */
+int caps_drop_bounding(uint64_t keep, struct cell_err *e);
+
+/* Sets the permitted, effective and inheritable sets to KEEP (or to
+ * nothing when the process is no longer root) and clears the ambient set. */
+int caps_set(uint64_t keep, struct cell_err *e);
+
+/* "cap_chown,cap_kill,..." of a mask, for inspect; caller frees. */
+char *caps_to_text(uint64_t mask);
+
+/* The bounding set of PID as a mask (from /proc/PID/status), -1 on error. */
+int caps_of_pid(int pid, uint64_t *bounding, uint64_t *effective);
+
+#endif

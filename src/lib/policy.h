@@ -1,0 +1,48 @@
+/*
+ * policy.h - the default jail policy (the bsdjail rules).
+ */
+#ifndef CELL_POLICY_H
+#define CELL_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "seccomp_bpf.h"
+#include "spec.h"
+
+/* One rule of the policy and the mechanisms that enforce it. */
+struct policy_rule {
+	const char *name;	/* what is forbidden, as inspect shows it */
+	unsigned int allow;	/* the --allow bit that relaxes it, 0: none */
+	const char *mechanisms; /* how, in the words inspect prints */
+};
+
+extern const struct policy_rule policy_rules[];
+extern const size_t policy_nrules;
+
+/* What the policy decides for one spec, computed in cell before the clone. */
+struct policy {
+	bool on;
+	uint64_t caps;	/* kept capabilities: bounding, permitted, effective */
+	struct seccomp_prog seccomp;
+};
+
+/* The capabilities a default jail keeps, before --allow adds any. */
+uint64_t policy_default_caps(void);
+
+int policy_build(const struct jail_spec *s, struct policy *p, struct cell_err *e);
+void policy_free(struct policy *p);
+
+/*
+ * In the jail's first process, after the root switch and the hostname,
+ * before the --init fork: rlimits and nice, no_new_privs, the bounding
+ * set, the capability sets, the Landlock scopes, and the seccomp filter
+ * last (so that nothing above needs a call it denies).
+ */
+int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e);
+
+/* Capability sets again, after process_set_user() changed the uid. */
+int policy_apply_caps(const struct policy *p, struct cell_err *e);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * rlimit.c - rlimits and nice value of a jail (the seed's "slice" and
+ * exec keywords).
+ *
+ * Hard and soft limits are set equal, except RLIMIT_CPU, whose soft limit
+ * sends SIGXCPU one second before the hard limit's SIGKILL.  Without
+ * CAP_SYS_RESOURCE (dropped by the policy) no process of the jail can
+ * raise a hard limit again.
+ */
+#include "rlimit.h"
+
+#include <errno.h>
+#include <sys/resource.h>
+
+struct limit_map {
+	int resource;
+	const char *flag;
+	size_t offset; /* of the value in struct jail_limits */
+};
+
+#define LIMIT(res, flag, field) {res, flag, offsetof(struct jail_limits, field)}
+
+static const struct limit_map limits[] = {
+	LIMIT(RLIMIT_CPU, "--cpu-time", cpu_time),
+	LIMIT(RLIMIT_MEMLOCK, "--memlock", memlock),
+	LIMIT(RLIMIT_DATA, "--data", data),
+	LIMIT(RLIMIT_NOFILE, "--nofile", nofile),
+};
+
+static long long value_of(const struct jail_spec *s, const struct limit_map *m)
+{
+	return *(const long long *)((const char *)&s->limits + m->offset);
+}
+
+static struct rlimit wanted(const struct limit_map *m, long long v)
+{
+	struct rlimit r = {(rlim_t)v, (rlim_t)v};
+
+	if (m->resource == RLIMIT_CPU)
+		r.rlim_max = (rlim_t)v + 1;
+	return r;
+}
+
+int rlimit_check(const struct jail_spec *s, struct cell_err *e)
+{
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		long long v = value_of(s, &limits[i]);
+		struct rlimit now, want;
+
+		if (v < 0)
+			continue;
+		if (getrlimit(limits[i].resource, &now) < 0)
+			return cell_err_set(e, errno, "%s", limits[i].flag);
+		want = wanted(&limits[i], v);
+		if (now.rlim_max != RLIM_INFINITY && want.rlim_max > now.rlim_max)
+			return cell_err_set(e, 0,
+					    "%s %lld: above cell's own hard limit %llu (raising it "
+					    "needs CAP_SYS_RESOURCE)",
+					    limits[i].flag, v, (unsigned long long)now.rlim_max);
+	}
+	return 0;
+}
+
+int rlimit_apply(const struct jail_spec *s, struct cell_err *e)
+{
+	struct rlimit none = {0, 0}, nice_lim;
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		long long v = value_of(s, &limits[i]);
+		struct rlimit r;
+
+		if (v < 0)
+			continue;
+		r = wanted(&limits[i], v);
+		if (setrlimit(limits[i].resource, &r) < 0)
+			return cell_err_set(e, errno, "%s %lld", limits[i].flag, v);
+	}
+	if (s->limits.has_nice && setpriority(PRIO_PROCESS, 0, (int)s->limits.nice) < 0)
+		return cell_err_set(e, errno, "--nice %lld", s->limits.nice);
+	if (!s->policy)
+		return 0;
+	/* No realtime class, and no nice value below the start one: with
+	 * CAP_SYS_NICE dropped these rlimits are the only way up. */
+	if (setrlimit(RLIMIT_RTPRIO, &none) < 0)
+		return cell_err_set(e, errno, "set RLIMIT_RTPRIO");
+	if (getrlimit(RLIMIT_NICE, &nice_lim) < 0)
+		return cell_err_set(e, errno, "read RLIMIT_NICE");
+	{
+		int start = s->limits.has_nice ? (int)s->limits.nice : getpriority(PRIO_PROCESS, 0);
+		rlim_t ceiling = (rlim_t)(20 - start); /* the lowest nice allowed is 20 - rlim */
+
+		if (nice_lim.rlim_max == RLIM_INFINITY || nice_lim.rlim_max > ceiling)
+			nice_lim.rlim_max = ceiling;
+		nice_lim.rlim_cur = nice_lim.rlim_max;
+		if (setrlimit(RLIMIT_NICE, &nice_lim) < 0)
+			return cell_err_set(e, errno, "set RLIMIT_NICE");
+	}
+	return 0;
+}
