@@ -39,6 +39,19 @@ static void run_usage(FILE *out)
 	      "      --init              run a tiny reaper as pid 1 that forwards signals\n"
 	      "  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
 	      "  -T, --no-tty            never give the jail a pty\n"
+	      "Policy and limits (the default jail policy is always on; see cell(8)):\n"
+	      "      --allow RULE        relax one rule: set_hostname, raw_sockets, sysvipc,\n"
+	      "                          chown, mlock (repeatable)\n"
+	      "      --nrtask N          at most N tasks (pids cgroup)\n"
+	      "      --memory SIZE       memory limit, e.g. 64M (memory cgroup; no swap beyond)\n"
+	      "      --swap SIZE         swap allowed beyond --memory\n"
+	      "      --cpus F            CPU bandwidth, e.g. 0.5 (cpu cgroup)\n"
+	      "      --cpu-time SECONDS  CPU time per process (RLIMIT_CPU: SIGXCPU, then SIGKILL)\n"
+	      "      --memlock SIZE      lockable memory (RLIMIT_MEMLOCK)\n"
+	      "      --data SIZE         data segment (RLIMIT_DATA)\n"
+	      "      --nofile N          open files (RLIMIT_NOFILE)\n"
+	      "      --nice N            start nice value; the jail cannot go below it\n"
+	      "      --cgroup-parent P   create the jail's cgroups beneath P\n"
 	      "Network:\n"
 	      "      --net none|host     own namespace with loopback only (default), or the\n"
 	      "                          host's\n"
@@ -55,6 +68,9 @@ enum {
 	OPT_CLEAR_ENV,
 	OPT_INIT,
 	OPT_NET,
+	OPT_ALLOW,
+	OPT_LIMIT,
+	OPT_CGROUP_PARENT,
 };
 
 static const struct option run_opts[] = {
@@ -72,6 +88,17 @@ static const struct option run_opts[] = {
 	{"tty", no_argument, NULL, 't'},
 	{"no-tty", no_argument, NULL, 'T'},
 	{"net", required_argument, NULL, OPT_NET},
+	{"allow", required_argument, NULL, OPT_ALLOW},
+	{"nrtask", required_argument, NULL, OPT_LIMIT},
+	{"memory", required_argument, NULL, OPT_LIMIT},
+	{"swap", required_argument, NULL, OPT_LIMIT},
+	{"cpus", required_argument, NULL, OPT_LIMIT},
+	{"cpu-time", required_argument, NULL, OPT_LIMIT},
+	{"memlock", required_argument, NULL, OPT_LIMIT},
+	{"data", required_argument, NULL, OPT_LIMIT},
+	{"nofile", required_argument, NULL, OPT_LIMIT},
+	{"nice", required_argument, NULL, OPT_LIMIT},
+	{"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -93,13 +120,32 @@ struct env_args {
 static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args *env,
 		     bool *force_tty, bool *no_tty, struct cell_err *e)
 {
-	int c;
+	int c, idx;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:w:e:u:tTh", run_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:w:e:u:tTh", run_opts, &idx)) != -1) {
 		int r = 0;
 
 		switch (c) {
+		case OPT_ALLOW:
+			if (spec_allow(s, optarg, e) < 0)
+				return -1;
+			break;
+		case OPT_LIMIT: {
+			/* The flag is the parameter's name, with '_' for '-'. */
+			char name[32];
+
+			snprintf(name, sizeof(name), "%s", run_opts[idx].name);
+			for (char *p = name; *p != '\0'; p++)
+				if (*p == '-')
+					*p = '_';
+			if (spec_set_limit(s, name, optarg, e) < 0)
+				return -1;
+			break;
+		}
+		case OPT_CGROUP_PARENT:
+			r = set_string(&s->cgroup_parent, optarg);
+			break;
 		case 'n':
 			r = set_string(&s->name, optarg);
 			break;

@@ -49,8 +49,7 @@ int caps_set(uint64_t keep, struct cell_err *e)
 		if (cap_get_flag(now, c, CAP_PERMITTED, &have) < 0 || have != CAP_SET)
 			continue;
 		if (cap_set_flag(caps, CAP_PERMITTED, 1, &c, CAP_SET) < 0 ||
-		    cap_set_flag(caps, CAP_EFFECTIVE, 1, &c, CAP_SET) < 0 ||
-		    cap_set_flag(caps, CAP_INHERITABLE, 1, &c, CAP_SET) < 0) {
+		    cap_set_flag(caps, CAP_EFFECTIVE, 1, &c, CAP_SET) < 0) {
 			ret = cell_err_set(e, errno, "set capability %d", c);
 			goto out;
 		}

@@ -14,8 +14,10 @@
  * execve (of a file with capabilities, say) can ever gain it back. */
 int caps_drop_bounding(uint64_t keep, struct cell_err *e);
 
-/* Sets the permitted, effective and inheritable sets to KEEP (or to
- * nothing when the process is no longer root) and clears the ambient set. */
+/* Sets the permitted and effective sets to KEEP (or to nothing when the
+ * process is no longer root), empties the inheritable set (no capability
+ * passes an execve to a non-root program, CVE-2022-24769) and clears the
+ * ambient set. */
 int caps_set(uint64_t keep, struct cell_err *e);
 
 /* "cap_chown,cap_kill,..." of a mask, for inspect; caller frees. */

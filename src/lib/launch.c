@@ -41,6 +41,8 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "policy.h"
+#include "rlimit.h"
 #include "ns.h"
 #include "process.h"
 #include "proc.h"
@@ -65,6 +67,7 @@ struct child_msg {
 /* Everything the child needs, prepared by the parent before the clone. */
 struct child_ctx {
 	const struct jail_spec *spec;
+	struct policy policy; /* compiled before the clone */
 	char *attach;	 /* where the new root is attached: the state dir */
 	int sock;	 /* child end of the channel */
 	sigset_t parent; /* the signal mask to restore before execve */
@@ -126,6 +129,9 @@ static noreturn void child_main(const struct child_ctx *c)
 		child_fail(c, &e);
 	if (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0)
 		child_fail(c, &e);
+	/* The policy binds --init's reaper too: it is a process of the jail. */
+	if (policy_apply(s, &c->policy, &e) < 0)
+		child_fail(c, &e);
 	if (s->init) {
 		pid_t pid = fork();
 
@@ -150,7 +156,9 @@ static noreturn void child_main(const struct child_ctx *c)
 	}
 	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)
 		child_fail(c, &e);
-	if (process_set_user(s, &e) < 0 || process_set_workdir(s, &e) < 0)
+	/* A uid change empties the permitted set; set the kept caps again. */
+	if (process_set_user(s, &e) < 0 || (s->has_user && policy_apply_caps(&c->policy, &e) < 0) ||
+	    process_set_workdir(s, &e) < 0)
 		child_fail(c, &e);
 	umask(c->umask);
 	if (process_close_fds(&e) < 0)
@@ -347,7 +355,9 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	int rootfd = -1, sv[2] = {-1, -1}, ret = -1;
 	bool masked = false;
 
-	if (rootfs_check(s, e) < 0)
+	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
+		return -1;
+	if (policy_build(s, &c.policy, e) < 0)
 		return -1;
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		goto out;
@@ -432,5 +442,6 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	free(c.attach);
+	policy_free(&c.policy);
 	return ret;
 }

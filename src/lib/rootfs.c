@@ -19,6 +19,7 @@
  */
 #include "rootfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -285,6 +286,126 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
+/* Kernel interfaces a jail may read but not write: sysctls above all. */
+static const char *const proc_readonly[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/bus",
+					    "/proc/fs", "/proc/irq"};
+/* Kernel interfaces a jail may not even read (memory, keys, timers...). */
+static const char *const proc_masked[] = {"/proc/kcore",     "/proc/keys",	    "/proc/kallsyms",
+					  "/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats",
+					  "/proc/acpi",	     "/proc/scsi",	    "/sys/firmware"};
+/* The host's secrets, masked in the embedded root (docs/cell.8 lists them). */
+static const char *const host_secrets[] = {
+	"/etc/shadow", "/etc/shadow-",	  "/etc/gshadow",     "/etc/gshadow-", "/etc/security/opasswd",
+	"/etc/ssl/private", "/root",	  "/home",	      "/var/lib",      "/var/backups",
+	"/var/mail",   "/var/spool",	  "/var/log",	      "/var/cache",
+};
+
+/* True when PATH is DIR or lies beneath it. */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* A --bind the user asked for wins over a mask on the same tree. */
+static bool bind_overlaps(const struct jail_spec *s, const char *path)
+{
+	for (size_t i = 0; i < s->nbinds; i++)
+		if (path_within(s->binds[i].dst, path) || path_within(path, s->binds[i].dst))
+			return true;
+	return false;
+}
+
+/* Mounts an empty read-only tmpfs over a directory, the jail's /dev/null
+ * over anything else.  A missing path needs no mask. */
+static int mask_path(int root, const char *path, struct cell_err *e)
+{
+	static const struct fs_opt opts[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
+	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
+	cleanup_close int null = -1, mnt = -1;
+	struct stat st;
+
+	if (target < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : cell_err_set(e, errno, "mask %s", path);
+	if (fstat(target, &st) < 0)
+		return cell_err_set(e, errno, "mask %s", path);
+	if (S_ISLNK(st.st_mode))
+		return 0; /* what it points to is masked, or is the jail's */
+	if (S_ISDIR(st.st_mode))
+		return mount_fresh(root, "tmpfs", path, opts,
+				   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					   MOUNT_ATTR_NOEXEC,
+				   e);
+	null = open_in_root(root, "/dev/null", O_PATH);
+	if (null < 0)
+		return cell_err_set(e, errno, "mask %s: open /dev/null", path);
+	mnt = open_tree(null, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (mnt < 0)
+		return cell_err_set(e, errno, "mask %s", path);
+	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "mask %s", path);
+	return 0;
+}
+
+/* Stacks a read-only bind of PATH on itself. */
+static int readonly_path(int root, const char *path, struct cell_err *e)
+{
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
+	cleanup_close int mnt = -1;
+
+	if (target < 0)
+		return errno == ENOENT ? 0 : cell_err_set(e, errno, "make %s read-only", path);
+	mnt = open_tree(target, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (mnt < 0 || mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
+	    move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "make %s read-only", path);
+	return 0;
+}
+
+/* The host's ssh host keys: /etc/ssh/ssh_host_*_key. */
+static int mask_ssh_host_keys(int root, struct cell_err *e)
+{
+	DIR *d = opendir("etc/ssh"); /* cwd is the embedded root: the host's own tree */
+	struct dirent *de;
+	int ret = 0;
+
+	if (d == NULL)
+		return 0;
+	while (ret == 0 && (de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+		char path[300];
+
+		if (strncmp(de->d_name, "ssh_host_", 9) != 0 || n < 13 ||
+		    strcmp(de->d_name + n - 4, "_key") != 0)
+			continue;
+		snprintf(path, sizeof(path), "/etc/ssh/%s", de->d_name);
+		ret = mask_path(root, path, e);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* The policy's mounts (policy.c, "sysctl writes", "host secrets"). */
+static int setup_policy_mounts(int root, const struct jail_spec *s, struct cell_err *e)
+{
+	for (size_t i = 0; i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++)
+		if (readonly_path(root, proc_readonly[i], e) < 0)
+			return -1;
+	for (size_t i = 0; i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++)
+		if (mask_path(root, proc_masked[i], e) < 0)
+			return -1;
+	if (s->rootfs != NULL)
+		return 0;
+	for (size_t i = 0; i < sizeof(host_secrets) / sizeof(host_secrets[0]); i++)
+		if (!bind_overlaps(s, host_secrets[i]) && mask_path(root, host_secrets[i], e) < 0)
+			return -1;
+	return bind_overlaps(s, "/etc/ssh") ? 0 : mask_ssh_host_keys(root, e);
+}
+
 /*
  * In the embedded root, the clone of the host's tree carries the host's
  * own /proc, /dev, /sys (with its cgroup mounts) and maybe /run and /tmp.
@@ -334,7 +455,11 @@ int rootfs_setup(const struct jail_spec *s, const char *attach, struct cell_err 
 			if (create_in_root(root, fresh_dirs[i], true, e) < 0)
 				return cell_err_prefix(e, "rootfs %s", what);
 	}
-	if (setup_fresh_mounts(root, s, e) < 0 || setup_binds(root, s, e) < 0)
+	if (setup_fresh_mounts(root, s, e) < 0)
+		return -1;
+	if (s->policy && setup_policy_mounts(root, s, e) < 0)
+		return -1;
+	if (setup_binds(root, s, e) < 0)
 		return -1;
 	if (s->rootfs != NULL && !s->rw) {
 		/* Only the root mount: the jail's /tmp, /run and rw binds
