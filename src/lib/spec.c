@@ -334,6 +334,10 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 		if (s->binds[i].dst[0] != '/')
 			return cell_err_set(e, 0, "--bind %s: destination must be absolute",
 					    s->binds[i].dst);
+	/* The cgroup backend is not wired in yet: refuse rather than ignore. */
+	if (s->limits.nrtask >= 0 || s->limits.memory >= 0 || s->limits.swap >= 0 ||
+	    s->limits.cpus_milli >= 0 || s->cgroup_parent != NULL)
+		return cell_err_set(e, ENOTSUP, "--nrtask, --memory, --swap, --cpus, --cgroup-parent");
 	if (s->hostname == NULL) {
 		/* A given name is the default hostname when it is a valid one. */
 		const char *h = spec_valid_hostname(s->name) ? s->name : "cell";
