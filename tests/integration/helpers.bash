@@ -1,19 +1,132 @@
-# Common setup for the integration tests: a private state root per test,
-# and checks that nothing is left behind.
+# Common setup and teardown for cell's integration tests.
+#
+# Every test gets a private state root ($STATE) and a private work
+# directory ($WORK, outside /tmp so that the embedded root's fresh /tmp
+# does not hide it).  Teardown kills the background jails a test started
+# (by pid), and then fails the test if a mount mentioning either
+# directory is still in the host's mount table or if $STATE is not
+# empty; both directories are removed in every case.
+#
+# Load with `load helpers`; it defines setup() and teardown().  A file
+# that needs more calls cell_setup / cell_teardown from its own.
+
 CELL=${CELL:-$BATS_TEST_DIRNAME/../../build/cell}
 
-setup() {
-	STATE=$(mktemp -d /tmp/cell-bats-state.XXXXXX)
+# The busybox applets a --rootfs needs.
+CELL_APPLETS="sh ls cat echo hostname readlink pwd stat touch mkdir sleep id
+test grep uname kill tty env true false"
+
+cell_setup() {
+	STATE=$(mktemp -d /tmp/cell-state.XXXXXX)
+	WORK=$(mktemp -d /var/tmp/cell-work.XXXXXX)
+	BG_PIDS=()
 }
 
-teardown() {
-	# No mount of the state root may remain on the host, and the state
-	# root must be empty: a jail cleans up after itself.
-	! grep -q "$STATE" /proc/self/mountinfo
-	[ -z "$(ls -A "$STATE")" ]
-	rmdir "$STATE"
+# Mount points in the host's mount table under $STATE or $WORK.
+cell_leftover_mounts() {
+	awk -v s="$STATE" -v w="$WORK" \
+		'index($0, s) || index($0, w) { print $5 }' /proc/self/mountinfo
 }
 
+cell_teardown() {
+	local pid mnt errors=()
+
+	for pid in "${BG_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+
+	# A jail killed above may need a moment to be reaped by the kernel.
+	cell_wait_gone "$STATE" || true
+
+	if [ -n "$(cell_leftover_mounts)" ]; then
+		errors+=("mounts left behind: $(cell_leftover_mounts | tr '\n' ' ')")
+		# Deepest first, lazily: nothing under them may be deleted.
+		for mnt in $(cell_leftover_mounts | sort -r); do
+			umount -l "$mnt" 2>/dev/null || true
+		done
+	fi
+	if [ -n "$(ls -A "$STATE" 2>/dev/null)" ]; then
+		errors+=("state root not empty: $(ls -A "$STATE" | tr '\n' ' ')")
+	fi
+
+	# --one-file-system: never descend into a mount that is still there.
+	rm -rf --one-file-system "$STATE" "$WORK"
+
+	if [ "${#errors[@]}" -gt 0 ]; then
+		printf 'teardown: %s\n' "${errors[@]}" >&2
+		return 1
+	fi
+}
+
+setup() { cell_setup; }
+teardown() { cell_teardown; }
+
+# cell ARG...: the cell binary with the test's private state root.
 cell() {
 	"$CELL" --root "$STATE" "$@"
+}
+
+# cell_bg OUT ARG...: `cell run ARG...` in the background, stdout and
+# stderr to OUT; its pid in $BG_PID and remembered for teardown.
+# SIGINT and SIGQUIT are set back to default: a non-interactive shell
+# starts background jobs with them ignored, and cell (like nohup's
+# children) leaves an inherited "ignore" alone.  fd 3 is closed so that
+# bats does not wait for the job.
+cell_bg() {
+	local out=$1
+	shift
+	env --default-signal=INT,QUIT "$CELL" --root "$STATE" run "$@" \
+		>"$out" 2>&1 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+}
+
+# wait_for PATH [TENTHS]: wait until PATH exists (default 5 s).
+wait_for() {
+	local i
+	for ((i = 0; i < ${2:-50}; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for $1" >&2
+	return 1
+}
+
+# cell_wait_gone DIR: wait until DIR is empty (default 3 s).
+cell_wait_gone() {
+	local i
+	for ((i = 0; i < 30; i++)); do
+		[ -z "$(ls -A "$1" 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_status PID: wait for a background job; its status in $status.
+wait_status() {
+	status=0
+	wait "$1" || status=$?
+}
+
+# make_rootfs DIR: a minimal busybox root filesystem in DIR.
+make_rootfs() {
+	local dir=$1 applet
+	mkdir -p "$dir/bin"
+	cp /bin/busybox "$dir/bin/busybox"
+	for applet in $CELL_APPLETS; do
+		ln -s busybox "$dir/bin/$applet"
+	done
+}
+
+# The terminal output of COMMAND run under a pty (script(1)), with the
+# pty's \r removed; status is the command's.
+run_in_pty() {
+	run script -qec "$1" /dev/null
+	output=${output//$'\r'/}
+	lines=()
+	local line
+	while IFS= read -r line; do
+		lines+=("$line")
+	done <<<"$output"
 }
