@@ -5,9 +5,14 @@
  * -------------                         ------------------------
  * open --rootfs and --bind sources
  * create + lock the state directory
+ * create the cgroups, write the limits  (cgroup.c)
  * block the forwarded signals
- * clone3(all namespaces, CLONE_PIDFD) ->
+ * clone3(all namespaces, CLONE_PIDFD,
+ *        v2: CLONE_INTO_CGROUP)      ->
+ * v1: move the pid into the cgroups     v1: wait for "go"
+ *     and send "go"                 ->  own cgroup namespace
  * record pid + start time               mounts, pivot_root   (rootfs.c)
+ *                                       its cgroups at /sys/fs/cgroup
  *                                       pty, sent back       (tty.c)
  *                                       hostname, loopback   (uts.c, ns.c)
  *                                       [--init: fork, reap] (init.c)
@@ -15,7 +20,8 @@
  * relay pty, forward signals            execve
  * EOF on the channel = exec'd;
  * a message on it = the child's error
- * wait (pidfd), remove the state
+ * wait (pidfd), remove the cgroups
+ * and the state
  *
  * The channel is a SOCK_SEQPACKET socketpair whose child end is
  * close-on-exec: the parent reads a structured error, a pty master, or
@@ -26,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "init.h"
 #include "policy.h"
 #include "rlimit.h"
@@ -67,10 +75,11 @@ struct child_msg {
 /* Everything the child needs, prepared by the parent before the clone. */
 struct child_ctx {
 	const struct jail_spec *spec;
+	const struct cgroup *cgroup;
 	struct policy policy; /* compiled before the clone */
-	char *attach;	 /* where the new root is attached: the state dir */
-	int sock;	 /* child end of the channel */
-	sigset_t parent; /* the signal mask to restore before execve */
+	char *attach;	      /* where the new root is attached: the state dir */
+	int sock;	      /* child end of the channel */
+	sigset_t parent;      /* the signal mask to restore before execve */
 	mode_t umask;
 };
 
@@ -95,6 +104,29 @@ static void redirect_stdio_to_null(void)
 	close(fd);
 }
 
+/* Puts the child in its cgroups before it does anything else: on v1 the
+ * parent moves it while it waits here.  Its cgroup namespace is made only
+ * then, so that the jail's cgroup is the namespace's root. */
+static void child_enter_cgroup(const struct child_ctx *c, struct cell_err *e)
+{
+	char go;
+	ssize_t n;
+
+	if (c->cgroup->layout == CGROUP_NONE)
+		return;
+	if (c->cgroup->layout == CGROUP_V1) {
+		do
+			n = recv(c->sock, &go, 1, 0);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(CELL_EXIT_ERROR); /* cell failed, and says why */
+	}
+	if (unshare(CLONE_NEWCGROUP) < 0) {
+		cell_err_set(e, errno, "unshare the cgroup namespace");
+		child_fail(c, e);
+	}
+}
+
 static noreturn void child_main(const struct child_ctx *c)
 {
 	const struct jail_spec *s = c->spec;
@@ -109,9 +141,10 @@ static noreturn void child_main(const struct child_ctx *c)
 		cell_err_set(&e, errno, "set parent-death signal");
 		child_fail(c, &e);
 	}
+	child_enter_cgroup(c, &e);
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
-	if (rootfs_setup(s, c->attach, &e) < 0)
+	if (rootfs_setup(s, c->attach, &e) < 0 || cgroup_mount_jail(c->cgroup, &e) < 0)
 		child_fail(c, &e);
 	if (s->tty) {
 		struct child_msg m = {.type = MSG_PTY};
@@ -318,17 +351,58 @@ static int supervise(struct run *r)
 	return 128 + info.si_status;
 }
 
-static json_t *state_record(const struct jail_spec *s, pid_t pid, unsigned long long start)
+/* The limits asked for, by their parameter names; unset ones are null. */
+static json_t *limits_json(const struct jail_limits *l)
 {
-	return json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s?, s:s, s:b, s:I, s:s}", "name", s->name,
-			 "pid", (json_int_t)pid, "start_time", (json_int_t)start, "hostname",
-			 s->hostname, "domainname", s->domainname, "rootfs", s->rootfs, "net",
-			 s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init, "created",
-			 (json_int_t)time(NULL), "state", "running");
+	const struct {
+		const char *name;
+		long long v;
+	} ll[] = {{"nrtask", l->nrtask},     {"memory", l->memory},   {"swap", l->swap},
+		  {"cpu_time", l->cpu_time}, {"memlock", l->memlock}, {"data", l->data},
+		  {"nofile", l->nofile}};
+	json_t *j = json_object();
+
+	if (j == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(ll) / sizeof(ll[0]); i++)
+		json_object_set_new(j, ll[i].name,
+				    ll[i].v >= 0 ? json_integer((json_int_t)ll[i].v) : json_null());
+	json_object_set_new(j, "cpus",
+			    l->cpus_milli >= 0 ? json_real((double)l->cpus_milli / 1000.0)
+					       : json_null());
+	json_object_set_new(j, "nice",
+			    l->has_nice ? json_integer((json_int_t)l->nice) : json_null());
+	return j;
 }
 
-static int record_state(struct store_jail *j, const struct jail_spec *s, pid_t pid,
-			struct cell_err *e)
+static json_t *allow_json(unsigned int allow)
+{
+	json_t *a = json_array();
+
+	for (unsigned int bit = 1; a != NULL && spec_allow_name(bit) != NULL; bit <<= 1)
+		if (allow & bit)
+			json_array_append_new(a, json_string(spec_allow_name(bit)));
+	return a;
+}
+
+/* state.json: what `cell inspect` (and later `cell ls`) shows. */
+static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, pid_t pid,
+			    unsigned long long start)
+{
+	json_t *cgj = cgroup_to_json(cg);
+
+	return json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s?, s:s, s:b, s:I, s:s, s:b, s:o, s:o, "
+			 "s:o}",
+			 "name", s->name, "pid", (json_int_t)pid, "start_time", (json_int_t)start,
+			 "hostname", s->hostname, "domainname", s->domainname, "rootfs", s->rootfs,
+			 "net", s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init,
+			 "created", (json_int_t)time(NULL), "state", "running", "policy", s->policy,
+			 "allow", allow_json(s->allow), "limits", limits_json(&s->limits), "cgroup",
+			 cgj != NULL ? cgj : json_null());
+}
+
+static int record_state(struct store_jail *j, const struct jail_spec *s, const struct cgroup *cg,
+			pid_t pid, struct cell_err *e)
 {
 	unsigned long long start;
 	json_t *st;
@@ -337,7 +411,7 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, pid_t p
 	if (proc_start_time(pid, &start) < 0)
 		return cell_err_set(e, errno, "jail %s: read start time of pid %d", s->name,
 				    (int)pid);
-	st = state_record(s, pid, start);
+	st = state_record(s, cg, pid, start);
 	if (st == NULL)
 		return cell_err_set(e, ENOMEM, "jail %s: state", s->name);
 	ret = store_jail_write(j, st, e);
@@ -345,16 +419,48 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, pid_t p
 	return ret;
 }
 
+/* v1: the child waits for this before it starts; v2 needs nothing. */
+static int start_child(const struct run *r, const struct cgroup *cg, struct cell_err *e)
+{
+	if (cg->layout != CGROUP_V1)
+		return 0;
+	if (cgroup_add_pid(cg, r->pid, e) < 0)
+		return -1;
+	if (send(r->sock, "g", 1, MSG_NOSIGNAL) != 1)
+		return cell_err_set(e, errno, "start the jail");
+	return 0;
+}
+
+/* Without cgroups of its own the jail gets its cgroup namespace from the
+ * clone; with them, only once it is inside (child_enter_cgroup()). */
+static unsigned long long clone_flags(const struct jail_spec *s, const struct cgroup *cg)
+{
+	unsigned long long f = ns_clone_flags(s);
+
+	if (cg->layout != CGROUP_NONE)
+		f &= ~(unsigned long long)CLONE_NEWCGROUP;
+	return f;
+}
+
 int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
 {
-	struct child_ctx c = {.spec = s, .sock = -1};
-	struct run r = {.spec = s, .pid = -1, .pidfd = -1, .sock = -1, .sigfd = -1, .master = -1,
-			.stdin_open = true, .stdout_open = true};
+	struct cgroup cg;
+	struct child_ctx c = {.spec = s, .cgroup = &cg, .sock = -1};
+	struct run r = {.spec = s,
+			.pid = -1,
+			.pidfd = -1,
+			.sock = -1,
+			.sigfd = -1,
+			.master = -1,
+			.stdin_open = true,
+			.stdout_open = true};
 	struct store_jail jail = {.dirfd = -1};
+	struct cell_err ignored;
 	sigset_t block;
 	int rootfd = -1, sv[2] = {-1, -1}, ret = -1;
 	bool masked = false;
 
+	cgroup_init(&cg);
 	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
 		return -1;
 	if (policy_build(s, &c.policy, e) < 0)
@@ -362,6 +468,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		goto out;
 	if (store_jail_create(rootfd, s->name, &jail, e) < 0)
+		goto out;
+	if (cgroup_create(&cg, s, e) < 0)
 		goto out;
 	/* The jail's root is attached over its (empty) state directory, in
 	 * the jail's mount namespace only. */
@@ -390,7 +498,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	c.sock = sv[1];
 	c.umask = umask(022);
 	umask(c.umask);
-	r.pid = ns_clone(ns_clone_flags(s), &r.pidfd);
+	r.pid = ns_clone(clone_flags(s, &cg), cg.fd, &r.pidfd);
 	if (r.pid < 0) {
 		cell_err_set(e, errno, "clone the jail's namespaces");
 		goto out;
@@ -405,7 +513,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	sv[0] = -1;
 	/* A jail's output may outlive a reader of ours; never die of it. */
 	signal(SIGPIPE, SIG_IGN);
-	if (record_state(&jail, s, r.pid, e) < 0) {
+	if (start_child(&r, &cg, e) < 0 || record_state(&jail, s, &cg, r.pid, e) < 0) {
 		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
 		supervise(&r);
 		goto out;
@@ -433,9 +541,9 @@ out:
 			close(sv[i]);
 	if (masked)
 		sigprocmask(SIG_SETMASK, &c.parent, NULL);
+	if (cgroup_destroy(&cg, ret == 0 ? e : &ignored) < 0 && ret == 0)
+		ret = -1;
 	if (jail.dirfd >= 0) {
-		struct cell_err ignored;
-
 		if (store_jail_remove(rootfd, &jail, ret == 0 ? e : &ignored) < 0 && ret == 0)
 			ret = -1;
 	}

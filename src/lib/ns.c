@@ -32,12 +32,16 @@ unsigned long long ns_clone_flags(const struct jail_spec *s)
 	return f;
 }
 
-pid_t ns_clone(unsigned long long flags, int *pidfd)
+pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd)
 {
 	struct clone_args args;
 
 	memset(&args, 0, sizeof(args));
 	args.flags = flags | CLONE_PIDFD;
+	if (cgroup_fd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)cgroup_fd;
+	}
 	args.pidfd = (uint64_t)(uintptr_t)pidfd;
 	args.exit_signal = SIGCHLD;
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));

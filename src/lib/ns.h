@@ -12,9 +12,10 @@
 /* The clone flags of the namespaces a spec asks for. */
 unsigned long long ns_clone_flags(const struct jail_spec *s);
 
-/* clone3() into FLAGS' namespaces; *pidfd receives a pidfd of the child.
+/* clone3() into FLAGS' namespaces, and into the cgroup v2 directory
+ * CGROUP_FD unless it is -1; *pidfd receives a pidfd of the child.
  * Returns like fork(). */
-pid_t ns_clone(unsigned long long flags, int *pidfd);
+pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd);
 
 /* In a new network namespace: brings the loopback interface up. */
 int ns_loopback_up(struct cell_err *e);

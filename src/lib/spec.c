@@ -301,6 +301,23 @@ static int generate_name(struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
+/* A cgroup path: not empty, no "." or ".." component. */
+static bool valid_cgroup_path(const char *p)
+{
+	if (*p == '\0')
+		return false;
+	while (*p != '\0') {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return true;
+}
+
 int spec_validate(struct jail_spec *s, struct cell_err *e)
 {
 	if (s->name == NULL) {
@@ -334,10 +351,14 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 		if (s->binds[i].dst[0] != '/')
 			return cell_err_set(e, 0, "--bind %s: destination must be absolute",
 					    s->binds[i].dst);
-	/* The cgroup backend is not wired in yet: refuse rather than ignore. */
-	if (s->limits.nrtask >= 0 || s->limits.memory >= 0 || s->limits.swap >= 0 ||
-	    s->limits.cpus_milli >= 0 || s->cgroup_parent != NULL)
-		return cell_err_set(e, ENOTSUP, "--nrtask, --memory, --swap, --cpus, --cgroup-parent");
+	/* A parent cgroup path stays inside the hierarchy. */
+	if (s->cgroup_parent != NULL && !valid_cgroup_path(s->cgroup_parent))
+		return cell_err_set(e, 0,
+				    "--cgroup-parent %s: expected a cgroup path without \"..\"",
+				    s->cgroup_parent);
+	/* Swap is allowed beyond a memory limit, so it needs one. */
+	if (s->limits.swap >= 0 && s->limits.memory < 0)
+		return cell_err_set(e, EINVAL, "--swap needs --memory");
 	if (s->hostname == NULL) {
 		/* A given name is the default hostname when it is a valid one. */
 		const char *h = spec_valid_hostname(s->name) ? s->name : "cell";
@@ -468,7 +489,8 @@ int spec_set_limit(struct jail_spec *s, const char *name, const char *value, str
 
 	if (strcmp(name, "nrtask") == 0) {
 		if (spec_parse_count(value, &v) < 0 || v < 1)
-			return cell_err_set(e, 0, "--nrtask %s: expected a number of tasks >= 1", value);
+			return cell_err_set(e, 0, "--nrtask %s: expected a number of tasks >= 1",
+					    value);
 		l->nrtask = v;
 	} else if (strcmp(name, "memory") == 0 || strcmp(name, "swap") == 0 ||
 		   strcmp(name, "memlock") == 0 || strcmp(name, "data") == 0) {
@@ -489,8 +511,11 @@ int spec_set_limit(struct jail_spec *s, const char *name, const char *value, str
 		}
 	} else if (strcmp(name, "cpus") == 0) {
 		if (spec_parse_cpus(value, &v) < 0)
-			return cell_err_set(e, 0, "--cpus %s: expected a number of CPUs (e.g. 0.5, 2)",
-					    value);
+			return cell_err_set(
+				e, 0, "--cpus %s: expected a number of CPUs (e.g. 0.5, 2)", value);
+		/* The kernel's smallest CFS quota is 1 ms per 100 ms period. */
+		if (v < 10)
+			return cell_err_set(e, 0, "--cpus %s: at least 0.01", value);
 		l->cpus_milli = v;
 	} else if (strcmp(name, "cpu_time") == 0) {
 		if (spec_parse_count(value, &v) < 0 || v < 1)

@@ -1,0 +1,100 @@
+/*
+ * cgroup.h - a jail's control groups: one interface, two backends.
+ *
+ * The backend is chosen at run time from the host's layout: unified
+ * (cgroup2 mounted at /sys/fs/cgroup) or v1/hybrid (one hierarchy per
+ * controller under /sys/fs/cgroup/<ctrl>; a cgroup2 at
+ * /sys/fs/cgroup/unified, if any, is left alone).  A jail gets cgroups
+ * only when it asks for a limit that needs one (--nrtask, --memory,
+ * --swap, --cpus) or names a --cgroup-parent; they are created beneath
+ * the cgroup cell runs in (or the parent), named "cell-<jail name>", and
+ * removed when the jail ends.  cell never moves another process and
+ * never removes a cgroup it did not create.
+ */
+#ifndef CELL_CGROUP_H
+#define CELL_CGROUP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "spec.h"
+
+enum cgroup_layout {
+	CGROUP_NONE, /* the jail has no cgroup of its own */
+	CGROUP_V1,
+	CGROUP_V2,
+};
+
+/* The controllers a jail's limits use. */
+enum cgroup_ctrl { CGROUP_PIDS, CGROUP_MEMORY, CGROUP_CPU, CGROUP_NCTRL };
+
+struct cgroup {
+	enum cgroup_layout layout;
+	/* Absolute directory of the jail's cgroup: per controller on v1
+	 * (NULL for a controller not used), dir[0] for all on v2. */
+	char *dir[CGROUP_NCTRL];
+	char *opts[CGROUP_NCTRL]; /* v1: the hierarchy's controllers, "cpu,cpuacct" */
+	int fd;			  /* v2: the directory, for CLONE_INTO_CGROUP; else -1 */
+};
+
+void cgroup_init(struct cgroup *cg);
+
+/* True when the spec needs cgroups of its own. */
+bool cgroup_wanted(const struct jail_spec *s);
+
+/* Creates the jail's cgroups and writes its limits; on failure nothing
+ * stays created.  cg->layout is CGROUP_NONE when none were wanted. */
+int cgroup_create(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e);
+
+/* v1: moves PID (the jail's first process, still waiting) in.  v2 jails
+ * are cloned straight into their cgroup and need nothing. */
+int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e);
+
+/* Inside the jail, after the root switch, in its cgroup namespace:
+ * mounts its own cgroups read-only at /sys/fs/cgroup, so that the usual
+ * files (pids.max, memory.limit_in_bytes, memory.max...) show its limits. */
+int cgroup_mount_jail(const struct cgroup *cg, struct cell_err *e);
+
+/* Removes the cgroups (waiting briefly for the kernel to empty them) and
+ * frees cg.  Safe on a cgroup that was never created. */
+int cgroup_destroy(struct cgroup *cg, struct cell_err *e);
+
+/* Frees cg's memory; the cgroups stay. */
+void cgroup_release(struct cgroup *cg);
+
+/* {"layout": "v1", "pids": DIR, "memory": DIR, "cpu": DIR} or
+ * {"layout": "v2", "path": DIR}; NULL for CGROUP_NONE. */
+json_t *cgroup_to_json(const struct cgroup *cg);
+/* The reverse, for a jail recorded in the state store; NULL j is NONE. */
+int cgroup_from_json(struct cgroup *cg, const json_t *j, struct cell_err *e);
+
+/* Current use; -1 where not known. */
+struct cgroup_usage {
+	long long tasks;
+	long long memory;      /* bytes */
+	long long memory_peak; /* bytes */
+	long long cpu_usec;    /* v2 only */
+};
+void cgroup_usage(const struct cgroup *cg, struct cgroup_usage *u);
+
+/* Parsers, exposed for the unit tests. */
+
+/* The path of the caller's cgroup for controller CTRL ("pids"), or for
+ * the unified hierarchy when CTRL is NULL, from /proc/self/cgroup's text.
+ * Heap string, NULL when absent. */
+char *cgroup_parse_own(const char *proc_cgroup, const char *ctrl);
+
+/* From /proc/self/mountinfo's text: the mount point of the v1 hierarchy
+ * holding CTRL, that mount's root inside the hierarchy, and all the
+ * controllers of the hierarchy ("cpu,cpuacct").  Returns 0, or -1 when
+ * no such mount. */
+int cgroup_parse_v1_mount(const char *mountinfo, const char *ctrl, char **mnt, char **root,
+			  char **ctrls);
+
+/* The directory of cgroup PATH (e.g. "/a/b") of a hierarchy mounted at
+ * MNT whose mount root is ROOT: MNT + (PATH minus ROOT). */
+char *cgroup_join(const char *mnt, const char *root, const char *path);
+
+#endif
