@@ -25,5 +25,6 @@ int cli_fail(const char *cmd, const struct cell_err *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int cmd_run(const struct cli_global *g, int argc, char **argv);
+int cmd_inspect(const struct cli_global *g, int argc, char **argv);
 
 #endif

@@ -193,7 +193,8 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 			else if (strcmp(optarg, "host") == 0)
 				s->net = JAIL_NET_HOST;
 			else
-				return cell_err_set(e, 0, "--net %s: expected none or host", optarg);
+				return cell_err_set(e, 0, "--net %s: expected none or host",
+						    optarg);
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -202,10 +203,11 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 			if (optopt != 0 && strchr("nweu", optopt) != NULL)
 				return cell_err_set(e, 0, "option -%c needs a value", optopt);
 			if (optopt != 0)
-				return cell_err_set(e, 0, "unknown option '-%c' (see cell run --help)",
-						    optopt);
-			return cell_err_set(e, 0, "unknown or incomplete option '%s' (see cell run --help)",
-					    argv[optind - 1]);
+				return cell_err_set(
+					e, 0, "unknown option '-%c' (see cell run --help)", optopt);
+			return cell_err_set(
+				e, 0, "unknown or incomplete option '%s' (see cell run --help)",
+				argv[optind - 1]);
 		}
 		if (r < 0)
 			return cell_err_set(e, ENOMEM, "option");

@@ -21,6 +21,7 @@
 
 static const struct cli_command commands[] = {
 	{"run", cmd_run, "run a command in a new jail"},
+	{"inspect", cmd_inspect, "describe a running jail, or the jail of a process"},
 };
 
 int cli_fail(const char *cmd, const struct cell_err *e)
@@ -55,7 +56,7 @@ static void usage(FILE *out)
 		     "\n"
 		     "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'cell COMMAND --help' for a command's options; see cell(8).\n");
 }
 
@@ -87,12 +88,12 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			if (optopt != 0)
-				fprintf(stderr, "cell: unknown or incomplete option '-%c'\n",
+				return cli_usage_error(
+					"option", "unknown or incomplete '-%c' (see cell --help)",
 					optopt);
-			else
-				fprintf(stderr, "cell: unknown option '%s'\n", argv[optind - 1]);
-			fprintf(stderr, "Run 'cell --help' for usage.\n");
-			return CELL_EXIT_ERROR;
+			return cli_usage_error("option",
+					       "unknown or incomplete '%s' (see cell --help)",
+					       argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
@@ -108,7 +109,5 @@ int main(int argc, char **argv)
 			optind = 0;
 			return commands[i].run(&g, argc - first, argv + first);
 		}
-	fprintf(stderr, "cell: unknown command '%s'\nRun 'cell --help' for usage.\n",
-		argv[optind]);
-	return CELL_EXIT_ERROR;
+	return cli_usage_error(argv[optind], "unknown command (see cell --help)");
 }

@@ -13,7 +13,8 @@
 
 /* One rule of the policy and the mechanisms that enforce it. */
 struct policy_rule {
-	const char *name;	/* what is forbidden, as inspect shows it */
+	const char *key;	/* its parameter name: policy.KEY in inspect */
+	const char *name;	/* what is forbidden, in words */
 	unsigned int allow;	/* the --allow bit that relaxes it, 0: none */
 	const char *mechanisms; /* how, in the words inspect prints */
 };
@@ -24,7 +25,7 @@ extern const size_t policy_nrules;
 /* What the policy decides for one spec, computed in cell before the clone. */
 struct policy {
 	bool on;
-	uint64_t caps;	/* kept capabilities: bounding, permitted, effective */
+	uint64_t caps; /* kept capabilities: bounding, permitted, effective */
 	struct seccomp_prog seccomp;
 };
 

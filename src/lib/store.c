@@ -19,6 +19,13 @@
 
 #define STATE_FILE "state.json"
 
+/* A jail's directory name: not hidden (temporaries start with '.'),
+ * no '/'. */
+static bool store_valid_entry(const char *name)
+{
+	return name[0] != '\0' && name[0] != '.' && strchr(name, '/') == NULL;
+}
+
 static int mkdir_p(const char *path, mode_t mode)
 {
 	cleanup_free char *copy = strdup(path);
@@ -113,7 +120,8 @@ static bool jail_alive(int dirfd)
  * already gone), -1 with errno EEXIST: in use. */
 static int reap_stale(int rootfd, const char *name)
 {
-	cleanup_close int fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cleanup_close int fd =
+		openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
@@ -188,8 +196,8 @@ int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e)
 	if (text == NULL)
 		return cell_err_set(e, ENOMEM, "jail %s: encode state", j->name);
 	len = strlen(text);
-	fd = openat(j->dirfd, STATE_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		    0600);
+	fd = openat(j->dirfd, STATE_FILE ".tmp",
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return cell_err_set(e, errno, "jail %s: write state", j->name);
 	while (off < len) {
@@ -224,6 +232,25 @@ json_t *store_jail_read(struct store_jail *j)
 		json_decref(st);
 		st = NULL;
 	}
+	return st;
+}
+
+json_t *store_jail_peek(int rootfd, const char *name)
+{
+	struct store_jail j = {.dirfd = -1};
+	json_t *st;
+
+	if (!store_valid_entry(name)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	j.dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (j.dirfd < 0)
+		return NULL;
+	st = store_jail_read(&j);
+	if (st == NULL)
+		errno = ENOENT; /* a creator's directory before its first record */
+	close(j.dirfd);
 	return st;
 }
 

@@ -37,6 +37,11 @@ int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e);
 /* Reads state.json of an open jail; NULL when absent or malformed. */
 json_t *store_jail_read(struct store_jail *j);
 
+/* Reads NAME's state.json without taking its lock: the record is only
+ * ever replaced by rename(), so a reader sees the old one or the new
+ * one.  NULL with errno ENOENT when there is no such jail. */
+json_t *store_jail_peek(int rootfd, const char *name);
+
 /* Removes the jail's directory and releases it. */
 int store_jail_remove(int rootfd, struct store_jail *j, struct cell_err *e);
 

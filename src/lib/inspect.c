@@ -1,0 +1,336 @@
+/*
+ * inspect.c - a running jail, described from the host.
+ *
+ * The record in the state store says what was asked (the parameters,
+ * the limits, the --allow rules, the cgroups); /proc and the cgroup
+ * files say what holds now: the namespaces of the jail's first process,
+ * its capabilities, no_new_privs and seccomp mode, its rlimits and nice
+ * value, and the jail's use of tasks and memory.  This is the seed's
+ * /proc/PID/attr/current, grown up.
+ */
+#include "inspect.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cgroup.h"
+#include "cleanup.h"
+#include "landlock.h"
+#include "policy.h"
+#include "proc.h"
+#include "store.h"
+
+static const char *const ns_names[] = {"uts", "ipc", "pid", "mnt", "net", "cgroup"};
+
+static int ns_inode(pid_t pid, const char *ns, unsigned long long *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
+	if (stat(path, &st) < 0)
+		return -1;
+	*ino = (unsigned long long)st.st_ino;
+	return 0;
+}
+
+static json_t *namespaces_of(pid_t pid)
+{
+	json_t *j = json_object();
+
+	for (size_t i = 0; j != NULL && i < sizeof(ns_names) / sizeof(ns_names[0]); i++) {
+		unsigned long long ino;
+
+		if (ns_inode(pid, ns_names[i], &ino) == 0)
+			json_object_set_new(j, ns_names[i], json_integer((json_int_t)ino));
+	}
+	return j;
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The value of "KEY:\t..." in /proc/PID/status, or -1. */
+static long long status_field(pid_t pid, const char *key)
+{
+	char path[64], buf[4096];
+	size_t kl = strlen(key);
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	for (char *l = buf; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, key, kl) == 0 && l[kl] == ':')
+			return strtoll(l + kl + 1, NULL, 10);
+	return -1;
+}
+
+/* Field 19 of /proc/PID/stat: the nice value. */
+static int nice_of(pid_t pid, long long *nice)
+{
+	char path[64], buf[1024];
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) < 0 || (p = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (int field = 2; field < 19; field++)
+		if ((p = strchr(p + 1, ' ')) == NULL)
+			return -1;
+	*nice = strtoll(p + 1, NULL, 10);
+	return 0;
+}
+
+/* /proc/PID/limits rows, "Max cpu time   1   2   seconds", by the names
+ * the flags use; values "SOFT:HARD" ("unlimited" spelled out). */
+static json_t *rlimits_of(pid_t pid)
+{
+	static const struct {
+		const char *row, *key;
+	} rows[] = {{"Max cpu time", "cpu_time"},	{"Max data size", "data"},
+		    {"Max locked memory", "memlock"},	{"Max open files", "nofile"},
+		    {"Max processes", "nproc"},		{"Max nice priority", "nice"},
+		    {"Max realtime priority", "rtprio"}};
+	char path[64], buf[4096];
+	json_t *j;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) < 0 || (j = json_object()) == NULL)
+		return NULL;
+	for (char *l = buf; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			size_t rl = strlen(rows[i].row);
+			char soft[32], hard[32], value[72];
+
+			if (strncmp(l, rows[i].row, rl) != 0 || l[rl] != ' ')
+				continue;
+			/* The row name is padded to 26 columns. */
+			if (strlen(l) < 26 || sscanf(l + 26, "%31s %31s", soft, hard) != 2)
+				continue;
+			snprintf(value, sizeof(value), "%s:%s", soft, hard);
+			json_object_set_new(j, rows[i].key, json_string(value));
+		}
+	}
+	return j;
+}
+
+static const char *seccomp_mode(long long m)
+{
+	return m == 2 ? "filter" : m == 1 ? "strict" : m == 0 ? "disabled" : "unknown";
+}
+
+/* What one process of the jail holds. */
+static json_t *process_of(pid_t pid)
+{
+	uint64_t bounding = 0, effective = 0;
+	cleanup_free char *bnd = NULL, *eff = NULL;
+	long long nice = 0;
+	json_t *j = json_pack("{s:I}", "pid", (json_int_t)pid);
+
+	if (j == NULL)
+		return NULL;
+	if (caps_of_pid(pid, &bounding, &effective) == 0) {
+		bnd = caps_to_text(bounding);
+		eff = caps_to_text(effective);
+		json_object_set_new(j, "caps_bounding", json_string(bnd ? bnd : ""));
+		json_object_set_new(j, "caps_effective", json_string(eff ? eff : ""));
+	}
+	json_object_set_new(j, "no_new_privs", json_boolean(status_field(pid, "NoNewPrivs") == 1));
+	json_object_set_new(j, "seccomp", json_string(seccomp_mode(status_field(pid, "Seccomp"))));
+	if (nice_of(pid, &nice) == 0)
+		json_object_set_new(j, "nice", json_integer((json_int_t)nice));
+	json_object_set_new(j, "rlimits", rlimits_of(pid));
+	return j;
+}
+
+/* Tasks (threads) whose pid namespace is PIDNS: the jail's use when it
+ * has no pids cgroup to count them. */
+static long long count_tasks(unsigned long long pidns)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	long long n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long ino;
+		pid_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		if (ns_inode(pid, "pid", &ino) == 0 && ino == pidns) {
+			long long threads = status_field(pid, "Threads");
+			n += threads > 0 ? threads : 1;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static json_t *usage_of(const json_t *state, pid_t pid)
+{
+	struct cgroup cg;
+	struct cgroup_usage u;
+	struct cell_err ignored;
+	unsigned long long pidns;
+	json_t *j = json_object();
+
+	if (j == NULL)
+		return NULL;
+	if (cgroup_from_json(&cg, json_object_get(state, "cgroup"), &ignored) < 0)
+		cgroup_init(&cg);
+	cgroup_usage(&cg, &u);
+	cgroup_release(&cg);
+	if (u.tasks < 0 && ns_inode(pid, "pid", &pidns) == 0)
+		u.tasks = count_tasks(pidns);
+	const struct {
+		const char *key;
+		long long v;
+	} vals[] = {{"tasks", u.tasks},
+		    {"memory", u.memory},
+		    {"memory_peak", u.memory_peak},
+		    {"cpu_usec", u.cpu_usec}};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		if (vals[i].v >= 0)
+			json_object_set_new(j, vals[i].key, json_integer((json_int_t)vals[i].v));
+	return j;
+}
+
+/* Each rule of the policy: "enforced: <mechanisms>", "allowed" (by
+ * --allow) or "off" (the jail was started without the policy). */
+static json_t *policy_of(const json_t *state)
+{
+	const json_t *allow = json_object_get(state, "allow");
+	bool on = json_is_true(json_object_get(state, "policy"));
+	bool scopes = landlock_can_scope();
+	json_t *j = json_object();
+
+	for (size_t i = 0; j != NULL && i < policy_nrules; i++) {
+		const struct policy_rule *r = &policy_rules[i];
+		bool allowed = false;
+		char text[512];
+		size_t k;
+		json_t *v;
+
+		json_array_foreach(allow, k, v)
+		{
+			const char *name = json_string_value(v);
+			if (r->allow != 0 && name != NULL &&
+			    strcmp(name, spec_allow_name(r->allow)) == 0)
+				allowed = true;
+		}
+		if (!on)
+			snprintf(text, sizeof(text), "off");
+		else if (allowed)
+			snprintf(text, sizeof(text), "allowed");
+		else
+			snprintf(text, sizeof(text), "enforced: %s%s", r->mechanisms,
+				 !scopes && strstr(r->mechanisms, "Landlock") != NULL
+					 ? " (no Landlock scopes in this kernel)"
+					 : "");
+		json_object_set_new(j, r->key, json_string(text));
+	}
+	return j;
+}
+
+/* The jail record, checked: a record whose process is gone is shown
+ * as stopped. */
+static int describe(const json_t *state, pid_t who, json_t **out, struct cell_err *e)
+{
+	json_int_t pid = 0, start = 0;
+	json_t *j;
+	bool running;
+
+	if (json_unpack((json_t *)state, "{s:I, s:I}", "pid", &pid, "start_time", &start) < 0)
+		return cell_err_set(e, EINVAL, "malformed state record");
+	running = proc_alive((pid_t)pid, (unsigned long long)start);
+	j = json_deep_copy(state);
+	if (j == NULL)
+		return cell_err_set(e, ENOMEM, "inspect");
+	json_object_del(j, "start_time");
+	json_object_set_new(j, "state", json_string(running ? "running" : "stopped"));
+	if (running) {
+		json_object_set_new(j, "namespaces", namespaces_of((pid_t)pid));
+		json_object_set_new(j, "usage", usage_of(state, (pid_t)pid));
+		json_object_set_new(j, "process", process_of(who > 0 ? who : (pid_t)pid));
+	}
+	json_object_set_new(j, "policy", policy_of(state));
+	json_object_set_new(j, "allow", json_deep_copy(json_object_get(state, "allow")));
+	*out = j;
+	return 0;
+}
+
+int jail_inspect(const char *state_root, const char *name, json_t **out, struct cell_err *e)
+{
+	cleanup_close int rootfd = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	json_t *st;
+	int ret;
+
+	*out = NULL;
+	if (rootfd < 0 && errno != ENOENT)
+		return cell_err_set(e, errno, "state root %s", state_root);
+	st = rootfd >= 0 ? store_jail_peek(rootfd, name) : NULL;
+	if (st == NULL)
+		return cell_err_set(e, 0, "%s: no such jail", name);
+	ret = describe(st, 0, out, e);
+	json_decref(st);
+	return ret;
+}
+
+int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cell_err *e)
+{
+	cleanup_close int rootfd = -1;
+	unsigned long long want, ino;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	*out = NULL;
+	if (pid <= 0 || ns_inode(pid, "pid", &want) < 0)
+		return cell_err_set(e, pid <= 0 ? EINVAL : errno, "pid %d", (int)pid);
+	rootfd = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return errno == ENOENT ? 0 : cell_err_set(e, errno, "state root %s", state_root);
+	d = fdopendir(dup(rootfd));
+	if (d == NULL)
+		return cell_err_set(e, errno, "state root %s", state_root);
+	while (*out == NULL && ret == 0 && (de = readdir(d)) != NULL) {
+		json_t *st = store_jail_peek(rootfd, de->d_name);
+		json_int_t jpid = 0, start = 0;
+
+		if (st == NULL)
+			continue;
+		/* A jail is its pid namespace: PID is in it when it sees the
+		 * same one as the jail's first process. */
+		if (json_unpack(st, "{s:I, s:I}", "pid", &jpid, "start_time", &start) == 0 &&
+		    proc_alive((pid_t)jpid, (unsigned long long)start) &&
+		    ns_inode((pid_t)jpid, "pid", &ino) == 0 && ino == want)
+			ret = describe(st, pid, out, e);
+		json_decref(st);
+	}
+	closedir(d);
+	return ret;
+}
