@@ -204,6 +204,86 @@ static void validate_rejects_bad_specs(void **state)
 	spec_free(&s);
 }
 
+static void sizes_and_cpus_parse(void **state)
+{
+	long long v;
+
+	assert_int_equal(spec_parse_size("4096", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(spec_parse_size("64M", &v), 0);
+	assert_int_equal(v, 64LL << 20);
+	assert_int_equal(spec_parse_size("1g", &v), 0);
+	assert_int_equal(v, 1LL << 30);
+	assert_int_equal(spec_parse_size("", &v), -1);
+	assert_int_equal(spec_parse_size("12Q", &v), -1);
+	assert_int_equal(spec_parse_size("-1", &v), -1);
+
+	assert_int_equal(spec_parse_cpus("0.5", &v), 0);
+	assert_int_equal(v, 500);
+	assert_int_equal(spec_parse_cpus("2", &v), 0);
+	assert_int_equal(v, 2000);
+	assert_int_equal(spec_parse_cpus(".25", &v), 0);
+	assert_int_equal(v, 250);
+	assert_int_equal(spec_parse_cpus("0", &v), -1);
+	assert_int_equal(spec_parse_cpus("0.0001", &v), -1);
+	assert_int_equal(spec_parse_cpus("1.", &v), -1);
+	assert_int_equal(spec_parse_cpus("x", &v), -1);
+}
+
+static void limits_are_checked_by_name(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	spec_init(&s);
+	assert_int_equal(spec_set_limit(&s, "nrtask", "50", &e), 0);
+	assert_int_equal(s.limits.nrtask, 50);
+	assert_int_equal(spec_set_limit(&s, "nrtask", "0", &e), -1);
+	assert_non_null(strstr(e.msg, "--nrtask 0"));
+	assert_int_equal(spec_set_limit(&s, "memory", "64M", &e), 0);
+	assert_int_equal(s.limits.memory, 64LL << 20);
+	/* Below the kernel's floor: an error, not a jail that cannot start. */
+	assert_int_equal(spec_set_limit(&s, "memory", "4k", &e), -1);
+	assert_int_equal(spec_set_limit(&s, "cpus", "0.001", &e), -1);
+	assert_non_null(strstr(e.msg, "at least 0.01"));
+	assert_int_equal(spec_set_limit(&s, "cpus", "1.5", &e), 0);
+	assert_int_equal(s.limits.cpus_milli, 1500);
+	assert_int_equal(spec_set_limit(&s, "nice", "-21", &e), -1);
+	assert_int_equal(spec_set_limit(&s, "nice", "10", &e), 0);
+	assert_true(s.limits.has_nice);
+	assert_int_equal(spec_set_limit(&s, "nofile", "2", &e), -1);
+	assert_int_equal(spec_set_limit(&s, "bogus", "1", &e), -1);
+	spec_free(&s);
+}
+
+static void validate_checks_cgroup_params(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	fill(&s, "ok");
+	assert_int_equal(spec_set_limit(&s, "swap", "1M", &e), 0);
+	assert_int_equal(spec_validate(&s, &e), -1);
+	assert_non_null(strstr(e.msg, "--swap needs --memory"));
+	spec_free(&s);
+
+	const char *bad[] = {"", "..", "a/../b", "a/./b", "/x/.."};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fill(&s, "ok");
+		s.cgroup_parent = strdup(bad[i]);
+		assert_int_equal(spec_validate(&s, &e), -1);
+		assert_non_null(strstr(e.msg, "--cgroup-parent"));
+		spec_free(&s);
+	}
+	const char *good[] = {"jails", "/machine.slice/x", "a..b/c"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		fill(&s, "ok");
+		s.cgroup_parent = strdup(good[i]);
+		assert_int_equal(spec_validate(&s, &e), 0);
+		spec_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +295,9 @@ int main(void)
 		cmocka_unit_test(hostnames_are_rfc1123_labels),
 		cmocka_unit_test(validate_fills_defaults),
 		cmocka_unit_test(validate_rejects_bad_specs),
+		cmocka_unit_test(sizes_and_cpus_parse),
+		cmocka_unit_test(limits_are_checked_by_name),
+		cmocka_unit_test(validate_checks_cgroup_params),
 	};
 	return cmocka_run_group_tests_name("spec", tests, NULL, NULL);
 }
