@@ -358,7 +358,7 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 				    s->cgroup_parent);
 	/* Swap is allowed beyond a memory limit, so it needs one. */
 	if (s->limits.swap >= 0 && s->limits.memory < 0)
-		return cell_err_set(e, EINVAL, "--swap needs --memory");
+		return cell_err_set(e, 0, "--swap needs --memory");
 	if (s->hostname == NULL) {
 		/* A given name is the default hostname when it is a valid one. */
 		const char *h = spec_valid_hostname(s->name) ? s->name : "cell";
