@@ -31,7 +31,17 @@ cell_leftover_mounts() {
 cell_teardown() {
 	local pid mnt errors=()
 
+	# End each background jail by killing its first process, so that
+	# its cell cleans up as after any jail's end; cell itself only if
+	# that does not end it.
 	for pid in "${BG_PIDS[@]}"; do
+		local child
+		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null || true)
+		[ -n "$child" ] && kill -KILL $child 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done

@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# cell inspect: a running jail described from the host.
+load helpers
+
+# start_jail NAME ARG...: a background jail NAME running `sleep 30`
+# (started with ARG...), waited for until its state is recorded.
+start_jail() {
+	local name=$1
+	shift
+	cell_bg "$WORK/$name.out" --name "$name" "$@" -- sh -c 'sleep 30 & wait'
+	wait_for "$STATE/$name/state.json"
+}
+
+# field KEY: the value of KEY in $output (name=value lines).
+field() {
+	printf '%s\n' "$output" | sed -n "s/^$1=//p"
+}
+
+@test "inspect shows a running jail's parameters, limits and use" {
+	start_jail insp --hostname box --nrtask 20 --memory 32M --cpu-time 30 --nice 3
+	run cell inspect insp
+	[ "$status" -eq 0 ]
+	[ "$(field name)" = insp ]
+	[ "$(field state)" = running ]
+	[ "$(field hostname)" = box ]
+	[ "$(field limits.nrtask)" = 20 ]
+	[ "$(field limits.memory)" = $((32 << 20)) ]
+	[ "$(field limits.cpu_time)" = 30 ]
+	[ "$(field limits.nice)" = 3 ]
+	# Unset limits are listed, empty.
+	[ "$(field limits.nofile)" = "" ]
+	# sh and its sleep.
+	[ "$(field usage.tasks)" = 2 ]
+	[ "$(field usage.memory)" -gt 0 ]
+	[ "$(field process.nice)" = 3 ]
+	[ "$(field process.rlimits.cpu_time)" = "30:31" ]
+	[ "$(field cgroup.layout)" = v1 ]
+	[ -d "$(field cgroup.pids)" ]
+}
+
+@test "inspect counts a jail's tasks even without a pids cgroup" {
+	start_jail nocg
+	run cell inspect nocg
+	[ "$status" -eq 0 ]
+	[ "$(field usage.tasks)" = 2 ]
+	[ "$(field cgroup)" = "" ]
+}
+
+@test "inspect names the jail's namespaces, none of them the host's" {
+	start_jail ns
+	run cell inspect ns
+	[ "$status" -eq 0 ]
+	for ns in uts ipc pid mnt net cgroup; do
+		host=$(stat -L -c %i "/proc/self/ns/$ns")
+		jail=$(field "namespaces.$ns")
+		[ -n "$jail" ]
+		[ "$jail" != "$host" ]
+	done
+}
+
+@test "inspect with --net host shows the host's network namespace" {
+	start_jail hostnet --net host
+	run cell inspect hostnet
+	[ "$(field namespaces.net)" = "$(stat -L -c %i /proc/self/ns/net)" ]
+	[ "$(field net)" = host ]
+}
+
+@test "inspect shows each rule of the policy and what --allow relaxed" {
+	start_jail pol --allow chown
+	run cell inspect pol
+	[ "$status" -eq 0 ]
+	[[ "$(field policy.mount)" == "enforced: seccomp"* ]]
+	[[ "$(field policy.signal)" == *"Landlock signal scope"* ]]
+	[ "$(field policy.chown)" = allowed ]
+	[ "$(field allow)" = chown ]
+	[ "$(field process.no_new_privs)" = true ]
+	[ "$(field process.seccomp)" = filter ]
+	# The bounding set has what the policy keeps, and CAP_CHOWN for --allow.
+	[[ ",$(field process.caps_bounding)," == *",cap_chown,"* ]]
+	[[ ",$(field process.caps_bounding)," != *",cap_sys_admin,"* ]]
+}
+
+@test "inspect's bounding set is the kernel's" {
+	start_jail caps
+	run cell inspect caps
+	pid=$(field pid)
+	hex=$(awk '/^CapBnd:/ { print $2 }' "/proc/$pid/status")
+	[ "$(capsh --decode="$hex" | sed 's/.*=//')" = "$(field process.caps_bounding)" ]
+}
+
+@test "inspect --json prints the same fields as JSON" {
+	start_jail js --nrtask 9
+	run cell inspect --json js
+	[ "$status" -eq 0 ]
+	run python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["name"], j["limits"]["nrtask"], j["usage"]["tasks"], j["policy"]["sysvipc"].split(":")[0])' <<<"$output"
+	[ "$output" = "js 9 2 enforced" ]
+}
+
+@test "inspect --pid finds the jail of a process inside it" {
+	start_jail bypid
+	run cell inspect bypid
+	pid1=$(field pid)
+	# The sleep, a child of the jail's pid 1, seen with its host pid.
+	child=$(cat "/proc/$pid1/task/$pid1/children")
+	child=${child%% *}
+	[ -n "$child" ]
+	run cell inspect --pid "$child"
+	[ "$status" -eq 0 ]
+	[ "$(field name)" = bypid ]
+	[ "$(field process.pid)" = "$child" ]
+}
+
+@test "inspect --pid of a host process says not jailed and exits 1" {
+	run cell inspect --pid $$
+	[ "$status" -eq 1 ]
+	[ "$output" = "not jailed" ]
+	run cell inspect --json --pid $$
+	[ "$status" -eq 1 ]
+	[ "$output" = null ]
+}
+
+@test "inspect of a jail that does not exist is a one-line error with exit 125" {
+	run cell inspect nosuch
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: inspect: nosuch: no such jail" ]
+	run cell inspect --pid 0
+	[ "$status" -eq 125 ]
+	run cell inspect --pid 2147483647
+	[ "$status" -eq 125 ]
+	[[ "$output" == "cell: inspect: pid 2147483647: No such file or directory" ]]
+	run cell inspect
+	[ "$status" -eq 125 ]
+	run cell inspect --bogus x
+	[ "$status" -eq 125 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "inspect --help prints its usage" {
+	run cell inspect --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "Usage: cell inspect"* ]]
+}
