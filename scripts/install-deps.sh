@@ -10,11 +10,15 @@ BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libj
 TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux"
 # the sanitizer build and the fuzzers
 SAN="clang libclang-rt-14-dev"
+# bench (tests/bench/startup.sh): hyperfine, the runtimes compared, jq for
+# the OCI spec and the results, strace and GNU time for cell's profile;
+# the busybox root comes from TEST
+BENCH="hyperfine crun runc bubblewrap jq strace time"
 
 want="$BUILD"
 case "${1:-build}" in
 test) want="$BUILD $TEST $SAN" ;;
-bench) want="$BUILD $TEST hyperfine crun runc bubblewrap" ;;
+bench) want="$BUILD $TEST $BENCH" ;;
 esac
 
 missing=""
