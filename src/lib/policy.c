@@ -20,7 +20,7 @@
 
 const struct policy_rule policy_rules[] = {
 	{"mount", "mount", 0,
-	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, mount_setattr...); CAP_SYS_ADMIN dropped"},
+	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped"},
 	{"reboot", "swap, reboot, kexec", 0,
 	 "seccomp (swapon, swapoff, reboot, kexec_load, kexec_file_load); CAP_SYS_BOOT dropped"},
 	{"signal", "signal outside the jail", 0, "pid namespace; Landlock signal scope"},
@@ -28,7 +28,7 @@ const struct policy_rule policy_rules[] = {
 	{"mknod", "mknod but fifos", 0,
 	 "CAP_MKNOD dropped; root mounted nodev; /dev holds only null zero full random urandom tty"},
 	{"priority", "raise priority or scheduling class", 0,
-	 "CAP_SYS_NICE dropped; RLIMIT_NICE at the start value; RLIMIT_RTPRIO 0"},
+	 "CAP_SYS_NICE dropped; RLIMIT_NICE at the start value; RLIMIT_RTPRIO 0; seccomp (realtime I/O class)"},
 	{"rlimit", "raise an rlimit", 0, "CAP_SYS_RESOURCE dropped"},
 	{"modules", "load kernel modules", 0,
 	 "seccomp (init_module, finit_module, delete_module); CAP_SYS_MODULE dropped"},
@@ -49,7 +49,7 @@ const struct policy_rule policy_rules[] = {
 	{"mlock", "lock memory", JAIL_ALLOW_MLOCK, "CAP_IPC_LOCK dropped; RLIMIT_MEMLOCK"},
 	{"privileges", "gain privileges on exec", 0, "no_new_privs; embedded root mounted nosuid"},
 	{"namespaces", "new namespaces, kernel keyrings, bpf, perf", 0,
-	 "seccomp (unshare, setns, keyctl, bpf, perf_event_open...)"},
+	 "seccomp (unshare, setns, clone with namespace flags, clone3, keyctl, bpf, perf_event_open, fanotify...)"},
 };
 const size_t policy_nrules = sizeof(policy_rules) / sizeof(policy_rules[0]);
 
