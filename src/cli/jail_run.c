@@ -39,9 +39,12 @@ static void run_usage(FILE *out)
 	      "      --init              run a tiny reaper as pid 1 that forwards signals\n"
 	      "  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
 	      "  -T, --no-tty            never give the jail a pty\n"
-	      "Policy and limits (the default jail policy is always on; see cell(8)):\n"
+	      "Policy and limits (the default jail policy is on; see cell(8)):\n"
 	      "      --allow RULE        relax one rule: set_hostname, raw_sockets, sysvipc,\n"
 	      "                          chown, mlock (repeatable)\n"
+	      "      --no-policy         namespaces only: no seccomp, Landlock, capability\n"
+	      "                          drop, no_new_privs, /proc masks or hidden host\n"
+	      "                          secrets (to measure the policy's cost; unsafe)\n"
 	      "      --nrtask N          at most N tasks (pids cgroup)\n"
 	      "      --memory SIZE       memory limit, e.g. 64M (memory cgroup; no swap beyond)\n"
 	      "      --swap SIZE         swap allowed beyond --memory\n"
@@ -71,6 +74,7 @@ enum {
 	OPT_ALLOW,
 	OPT_LIMIT,
 	OPT_CGROUP_PARENT,
+	OPT_NO_POLICY,
 };
 
 static const struct option run_opts[] = {
@@ -89,6 +93,7 @@ static const struct option run_opts[] = {
 	{"no-tty", no_argument, NULL, 'T'},
 	{"net", required_argument, NULL, OPT_NET},
 	{"allow", required_argument, NULL, OPT_ALLOW},
+	{"no-policy", no_argument, NULL, OPT_NO_POLICY},
 	{"nrtask", required_argument, NULL, OPT_LIMIT},
 	{"memory", required_argument, NULL, OPT_LIMIT},
 	{"swap", required_argument, NULL, OPT_LIMIT},
@@ -143,6 +148,9 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 				return -1;
 			break;
 		}
+		case OPT_NO_POLICY:
+			s->policy = false;
+			break;
 		case OPT_CGROUP_PARENT:
 			r = set_string(&s->cgroup_parent, optarg);
 			break;
