@@ -24,7 +24,8 @@ int caps_drop_bounding(uint64_t keep, struct cell_err *e)
 			continue;
 		/* EINVAL: the running kernel does not know C; nothing to drop. */
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return cell_err_set(e, errno, "drop capability %d from the bounding set", c);
+			return cell_err_set(e, errno, "drop capability %d from the bounding set",
+					    c);
 	}
 	return 0;
 }

@@ -141,6 +141,13 @@ static noreturn void child_main(const struct child_ctx *c)
 		cell_err_set(&e, errno, "set parent-death signal");
 		child_fail(c, &e);
 	}
+	/* Without a pty of its own the jail shares cell's terminal: in a
+	 * session of its own, that terminal is not its controlling one, and
+	 * the kernel refuses it TIOCSTI (typing into the host's shell). */
+	if (!s->tty && setsid() < 0) {
+		cell_err_set(&e, errno, "setsid");
+		child_fail(c, &e);
+	}
 	child_enter_cgroup(c, &e);
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);

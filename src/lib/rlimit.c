@@ -18,7 +18,10 @@ struct limit_map {
 	size_t offset; /* of the value in struct jail_limits */
 };
 
-#define LIMIT(res, flag, field) {res, flag, offsetof(struct jail_limits, field)}
+#define LIMIT(res, flag, field)                                                                    \
+	{                                                                                          \
+		res, flag, offsetof(struct jail_limits, field)                                     \
+	}
 
 static const struct limit_map limits[] = {
 	LIMIT(RLIMIT_CPU, "--cpu-time", cpu_time),

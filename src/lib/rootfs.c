@@ -61,6 +61,8 @@ static int open_in_root(int root, const char *path, int flags)
 	return sys_openat2(root, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 }
 
+static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e);
+
 int rootfs_check(const struct jail_spec *s, struct cell_err *e)
 {
 	struct stat st;
@@ -74,6 +76,8 @@ int rootfs_check(const struct jail_spec *s, struct cell_err *e)
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (stat(s->binds[i].src, &st) < 0)
 			return cell_err_set(e, errno, "--bind %s", s->binds[i].src);
+	if (s->rootfs == NULL && s->policy)
+		return check_bind_under_masks(s, e);
 	return 0;
 }
 
@@ -117,8 +121,8 @@ static int create_in_root(int root, const char *path, bool dir, struct cell_err 
 		if (parent < 0)
 			return cell_err_set(e, errno, "create %s", path);
 		if (last && !dir) {
-			int fd = openat(parent, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC |
-							      O_NOFOLLOW, 0644);
+			int fd = openat(parent, base,
+					O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
 			if (fd < 0 && errno != EEXIST)
 				return cell_err_set(e, errno, "create %s", path);
 			if (fd >= 0)
@@ -186,29 +190,30 @@ struct dev_node {
 
 /* The minimal /dev of the foundation issue. */
 static const struct dev_node dev_nodes[] = {
-	{"null", 1, 3},	   {"zero", 1, 5}, {"full", 1, 7},
+	{"null", 1, 3},	  {"zero", 1, 5},    {"full", 1, 7},
 	{"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0},
 };
 
 static const struct {
 	const char *target, *name;
 } dev_links[] = {
-	{"/proc/self/fd", "fd"},       {"/proc/self/fd/0", "stdin"},
-	{"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"},
-	{"pts/ptmx", "ptmx"},
+	{"/proc/self/fd", "fd"},       {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
+	{"/proc/self/fd/2", "stderr"}, {"pts/ptmx", "ptmx"},
 };
 
 static int setup_dev(int root, const struct jail_spec *s, struct cell_err *e)
 {
 	static const struct fs_opt dev_opts[] = {{"mode", "755"}, {"size", "64k"}, {NULL, NULL}};
-	static const struct fs_opt pts_opts[] = {
-		{"newinstance", NULL}, {"ptmxmode", "0666"}, {"mode", "0620"}, {"gid", "5"},
-		{NULL, NULL}};
+	static const struct fs_opt pts_opts[] = {{"newinstance", NULL},
+						 {"ptmxmode", "0666"},
+						 {"mode", "0620"},
+						 {"gid", "5"},
+						 {NULL, NULL}};
 	static const struct fs_opt shm_opts[] = {{"mode", "1777"}, {NULL, NULL}};
 	cleanup_close int dev = -1;
 
-	if (mount_fresh(root, "tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-			e) < 0)
+	if (mount_fresh(root, "tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e) <
+	    0)
 		return -1;
 	dev = open_in_root(root, "/dev", O_PATH | O_DIRECTORY);
 	if (dev < 0)
@@ -273,11 +278,12 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 
 		/* The source is the user's own choice on the host: resolved
 		 * as a shell would, before the root switch. */
-		mnt = open_tree(AT_FDCWD, b->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		mnt = open_tree(AT_FDCWD, b->src,
+				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (mnt < 0 || fstat(mnt, &st) < 0)
 			return cell_err_set(e, errno, "--bind %s", b->src);
-		if (b->ro && mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-					   sizeof(attr)) < 0)
+		if (b->ro &&
+		    mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 			return cell_err_set(e, errno, "--bind %s: make read-only", b->src);
 		if (create_in_root(root, b->dst, S_ISDIR(st.st_mode), e) < 0 ||
 		    attach_in_root(mnt, root, b->dst, 0, e) < 0)
@@ -290,14 +296,26 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 static const char *const proc_readonly[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/bus",
 					    "/proc/fs", "/proc/irq"};
 /* Kernel interfaces a jail may not even read (memory, keys, timers...). */
-static const char *const proc_masked[] = {"/proc/kcore",     "/proc/keys",	    "/proc/kallsyms",
-					  "/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats",
-					  "/proc/acpi",	     "/proc/scsi",	    "/sys/firmware"};
+static const char *const proc_masked[] = {
+	"/proc/kcore",	    "/proc/keys",	 "/proc/kallsyms",
+	"/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats",
+	"/proc/acpi",	    "/proc/scsi",	 "/sys/firmware"};
 /* The host's secrets, masked in the embedded root (docs/cell.8 lists them). */
 static const char *const host_secrets[] = {
-	"/etc/shadow", "/etc/shadow-",	  "/etc/gshadow",     "/etc/gshadow-", "/etc/security/opasswd",
-	"/etc/ssl/private", "/root",	  "/home",	      "/var/lib",      "/var/backups",
-	"/var/mail",   "/var/spool",	  "/var/log",	      "/var/cache",
+	"/etc/shadow",
+	"/etc/shadow-",
+	"/etc/gshadow",
+	"/etc/gshadow-",
+	"/etc/security/opasswd",
+	"/etc/ssl/private",
+	"/root",
+	"/home",
+	"/var/lib",
+	"/var/backups",
+	"/var/mail",
+	"/var/spool",
+	"/var/log",
+	"/var/cache",
 };
 
 /* True when PATH is DIR or lies beneath it. */
@@ -307,16 +325,41 @@ static bool path_within(const char *path, const char *dir)
 
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* A --bind the user asked for wins over a mask on the same tree. */
-static bool bind_overlaps(const struct jail_spec *s, const char *path)
+/* A --bind at PATH or above it shows what the user asked for there, so
+ * PATH needs no mask.  A bind *beneath* a masked directory lifts nothing
+ * (rootfs_check() refuses it): it would unmask the whole directory. */
+static bool bind_covers(const struct jail_spec *s, const char *path)
 {
 	for (size_t i = 0; i < s->nbinds; i++)
-		if (path_within(s->binds[i].dst, path) || path_within(path, s->binds[i].dst))
+		if (path_within(path, s->binds[i].dst))
 			return true;
 	return false;
+}
+
+/* A bind destination inside a masked directory of the embedded root:
+ * the mask is read-only and empty, there is nowhere to mount it. */
+static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
+{
+	for (size_t i = 0; i < s->nbinds; i++) {
+		const char *dst = s->binds[i].dst;
+
+		for (size_t k = 0; k < sizeof(host_secrets) / sizeof(host_secrets[0]); k++) {
+			const char *m = host_secrets[k];
+
+			if (path_within(dst, m) && strcmp(dst, m) != 0 && !bind_covers(s, m))
+				return cell_err_set(
+					e, 0,
+					"--bind %s:%s: %s is masked in the embedded root; "
+					"bind %s itself to show it",
+					s->binds[i].src, dst, m, m);
+		}
+	}
+	return 0;
 }
 
 /* Mounts an empty read-only tmpfs over a directory, the jail's /dev/null
@@ -329,7 +372,9 @@ static int mask_path(int root, const char *path, struct cell_err *e)
 	struct stat st;
 
 	if (target < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : cell_err_set(e, errno, "mask %s", path);
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 0
+			       : cell_err_set(e, errno, "mask %s", path);
 	if (fstat(target, &st) < 0)
 		return cell_err_set(e, errno, "mask %s", path);
 	if (S_ISLNK(st.st_mode))
@@ -353,13 +398,15 @@ static int mask_path(int root, const char *path, struct cell_err *e)
 /* Stacks a read-only bind of PATH on itself. */
 static int readonly_path(int root, const char *path, struct cell_err *e)
 {
-	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	struct mount_attr ro = {.attr_set =
+					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
 	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
 	cleanup_close int mnt = -1;
 
 	if (target < 0)
 		return errno == ENOENT ? 0 : cell_err_set(e, errno, "make %s read-only", path);
-	mnt = open_tree(target, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	mnt = open_tree(target, "",
+			OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (mnt < 0 || mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
 	    move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return cell_err_set(e, errno, "make %s read-only", path);
@@ -401,9 +448,10 @@ static int setup_policy_mounts(int root, const struct jail_spec *s, struct cell_
 	if (s->rootfs != NULL)
 		return 0;
 	for (size_t i = 0; i < sizeof(host_secrets) / sizeof(host_secrets[0]); i++)
-		if (!bind_overlaps(s, host_secrets[i]) && mask_path(root, host_secrets[i], e) < 0)
+		if (!bind_covers(s, host_secrets[i]) && mask_path(root, host_secrets[i], e) < 0)
 			return -1;
-	return bind_overlaps(s, "/etc/ssh") ? 0 : mask_ssh_host_keys(root, e);
+	/* A bind onto one key file stacks over its mask. */
+	return bind_covers(s, "/etc/ssh") ? 0 : mask_ssh_host_keys(root, e);
 }
 
 /*
@@ -480,7 +528,8 @@ int rootfs_setup(const struct jail_spec *s, const char *attach, struct cell_err 
 
 int rootfs_bind_console(const char *slave_path, struct cell_err *e)
 {
-	cleanup_close int mnt = open_tree(AT_FDCWD, slave_path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	cleanup_close int mnt =
+		open_tree(AT_FDCWD, slave_path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	cleanup_close int root = -1;
 
 	if (mnt < 0)

@@ -83,6 +83,13 @@ static const struct arg_denial arg_denials[] = {
 	{"ioctl", 1, 0xffffffffU, FITRIM},
 	{"ioctl", 1, 0xffffffffU, FS_IOC_SHUTDOWN},
 	{"ioctl", 1, 0xffffffffU, TIOCCONS},
+	/* Typing into a terminal (TIOCSTI; TIOCLINUX's paste does the
+	 * same on a virtual console): a jail that shares cell's terminal
+	 * could type commands into the host's shell once cell exits.  The
+	 * jail is also in its own session (launch.c), so the kernel refuses
+	 * TIOCSTI there anyway; this holds even for CAP_SYS_ADMIN. */
+	{"ioctl", 1, 0xffffffffU, TIOCSTI},
+	{"ioctl", 1, 0xffffffffU, TIOCLINUX},
 	/* The realtime I/O class (CAP_SYS_ADMIN or CAP_SYS_NICE). */
 	{"ioprio_set", 2, IOPRIO_CLASS_MASK << IOPRIO_CLASS_SHIFT,
 	 IOPRIO_CLASS_RT << IOPRIO_CLASS_SHIFT},

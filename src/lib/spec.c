@@ -97,7 +97,18 @@ int spec_parse_bind(const char *arg, struct jail_bind *b, struct cell_err *e)
 			return cell_err_set(e, 0, "--bind %s: unknown mode \"%s\" (ro or rw)", arg,
 					    mode);
 	}
-	b->src = strdup(src);
+	/* A relative source is the caller's: made absolute here, as the
+	 * root switch later changes the directory it would be relative to. */
+	if (src[0] == '/') {
+		b->src = strdup(src);
+	} else {
+		cleanup_free char *cwd = getcwd(NULL, 0);
+
+		if (cwd == NULL)
+			return cell_err_set(e, errno, "--bind %s: current directory", arg);
+		if (asprintf(&b->src, "%s/%s", cwd, src) < 0)
+			b->src = NULL;
+	}
 	b->dst = strdup(dst);
 	if (b->src == NULL || b->dst == NULL) {
 		free(b->src);

@@ -10,6 +10,8 @@
 # Load with `load helpers`; it defines setup() and teardown().  A file
 # that needs more calls cell_setup / cell_teardown from its own.
 
+bats_require_minimum_version 1.5.0
+
 CELL=${CELL:-$BATS_TEST_DIRNAME/../../build/cell}
 
 # The busybox applets a --rootfs needs.

@@ -623,3 +623,33 @@ perf_event_open EPERM
 thread ok
 spawn ok" ]
 }
+
+@test "a jail sharing cell's terminal cannot type into it (TIOCSTI: EPERM)" {
+	# -T: no pty of its own, so the jail's stdout is the test's pty.
+	for allow in "" "--allow set_hostname"; do
+		run_in_pty "$CELL --root $STATE run -T $allow -- python3 -c '
+import fcntl, os, termios
+print(\"own session\", os.getsid(0) == os.getpid())
+try:
+    fcntl.ioctl(1, termios.TIOCSTI, b\"x\")
+    print(\"injected\")
+except OSError as e:
+    print(\"TIOCSTI\", e.strerror)'"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "own session True" ]
+		[ "${lines[1]}" = "TIOCSTI Operation not permitted" ]
+	done
+}
+
+@test "a --bind beneath a masked directory is refused, not an unmasking" {
+	run cell run --bind "$WORK:/var/lib/dpkg:ro" -- ls /var/lib
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: run: --bind $WORK:/var/lib/dpkg: /var/lib is masked in the embedded root; bind /var/lib itself to show it" ]
+}
+
+@test "a --bind of a masked directory itself shows it, and only it" {
+	run cell run --bind /var/lib:/var/lib:ro -- sh -c 'ls /var/lib | grep -c . ; wc -c </etc/shadow'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" -gt 0 ]
+	[ "${lines[1]}" = 0 ]
+}

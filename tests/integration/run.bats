@@ -67,3 +67,12 @@ load helpers
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"known: set_hostname"* ]]
 }
+
+@test "a relative --bind source is relative to the caller's directory" {
+	mkdir "$WORK/rel"
+	echo here >"$WORK/rel/file"
+	cd "$WORK"
+	run cell run --bind rel:/mnt -- cat /mnt/file
+	[ "$status" -eq 0 ]
+	[ "$output" = here ]
+}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <cmocka.h>
 
 #include "spec.h"
@@ -21,8 +23,10 @@ static void bind_parses_src_dst_and_mode(void **state)
 	assert_false(b.ro);
 	free(b.src);
 	free(b.dst);
+	/* A relative source is made absolute against the caller's cwd. */
+	assert_int_equal(chdir("/usr"), 0);
 	assert_int_equal(spec_parse_bind("rel/dir:/b/c:ro", &b, &e), 0);
-	assert_string_equal(b.src, "rel/dir");
+	assert_string_equal(b.src, "/usr/rel/dir");
 	assert_true(b.ro);
 	free(b.src);
 	free(b.dst);
