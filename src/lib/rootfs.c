@@ -362,13 +362,43 @@ static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
+/*
+ * What masks are made of: one empty read-only tmpfs, mounted over the
+ * first masked directory and cloned onto the others (a clone shares the
+ * superblock: much cheaper than a new tmpfs each), and the jail's
+ * /dev/null, bound over masked files.
+ */
+struct masks {
+	int dir;  /* the first masked directory, its tmpfs root; -1 until then */
+	int null; /* the jail's /dev/null (O_PATH); -1 until needed */
+};
+
+static void masks_close(struct masks *m)
+{
+	if (m->dir >= 0)
+		close(m->dir);
+	if (m->null >= 0)
+		close(m->null);
+}
+
+/* Clones the mount at FROM onto TARGET. */
+static int clone_onto(int from, int target, const char *path, struct cell_err *e)
+{
+	cleanup_close int mnt =
+		open_tree(from, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+
+	if (mnt < 0 ||
+	    move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "mask %s", path);
+	return 0;
+}
+
 /* Mounts an empty read-only tmpfs over a directory, the jail's /dev/null
  * over anything else.  A missing path needs no mask. */
-static int mask_path(int root, const char *path, struct cell_err *e)
+static int mask_path(int root, const char *path, struct masks *m, struct cell_err *e)
 {
 	static const struct fs_opt opts[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
 	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
-	cleanup_close int null = -1, mnt = -1;
 	struct stat st;
 
 	if (target < 0)
@@ -379,20 +409,23 @@ static int mask_path(int root, const char *path, struct cell_err *e)
 		return cell_err_set(e, errno, "mask %s", path);
 	if (S_ISLNK(st.st_mode))
 		return 0; /* what it points to is masked, or is the jail's */
-	if (S_ISDIR(st.st_mode))
-		return mount_fresh(root, "tmpfs", path, opts,
-				   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-					   MOUNT_ATTR_NOEXEC,
-				   e);
-	null = open_in_root(root, "/dev/null", O_PATH);
-	if (null < 0)
-		return cell_err_set(e, errno, "mask %s: open /dev/null", path);
-	mnt = open_tree(null, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-	if (mnt < 0)
-		return cell_err_set(e, errno, "mask %s", path);
-	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return cell_err_set(e, errno, "mask %s", path);
-	return 0;
+	if (S_ISDIR(st.st_mode)) {
+		if (m->dir >= 0)
+			return clone_onto(m->dir, target, path, e);
+		if (mount_fresh(root, "tmpfs", path, opts,
+				MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					MOUNT_ATTR_NOEXEC,
+				e) < 0)
+			return -1;
+		m->dir = open_in_root(root, path, O_PATH | O_DIRECTORY);
+		return m->dir < 0 ? cell_err_set(e, errno, "mask %s", path) : 0;
+	}
+	if (m->null < 0) {
+		m->null = open_in_root(root, "/dev/null", O_PATH);
+		if (m->null < 0)
+			return cell_err_set(e, errno, "mask %s: open /dev/null", path);
+	}
+	return clone_onto(m->null, target, path, e);
 }
 
 /* Stacks a read-only bind of PATH on itself. */
@@ -414,7 +447,7 @@ static int readonly_path(int root, const char *path, struct cell_err *e)
 }
 
 /* The host's ssh host keys: /etc/ssh/ssh_host_*_key. */
-static int mask_ssh_host_keys(int root, struct cell_err *e)
+static int mask_ssh_host_keys(int root, struct masks *m, struct cell_err *e)
 {
 	DIR *d = opendir("etc/ssh"); /* cwd is the embedded root: the host's own tree */
 	struct dirent *de;
@@ -430,7 +463,7 @@ static int mask_ssh_host_keys(int root, struct cell_err *e)
 		    strcmp(de->d_name + n - 4, "_key") != 0)
 			continue;
 		snprintf(path, sizeof(path), "/etc/ssh/%s", de->d_name);
-		ret = mask_path(root, path, e);
+		ret = mask_path(root, path, m, e);
 	}
 	closedir(d);
 	return ret;
@@ -439,19 +472,24 @@ static int mask_ssh_host_keys(int root, struct cell_err *e)
 /* The policy's mounts (policy.c, "sysctl writes", "host secrets"). */
 static int setup_policy_mounts(int root, const struct jail_spec *s, struct cell_err *e)
 {
-	for (size_t i = 0; i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++)
-		if (readonly_path(root, proc_readonly[i], e) < 0)
-			return -1;
-	for (size_t i = 0; i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++)
-		if (mask_path(root, proc_masked[i], e) < 0)
-			return -1;
-	if (s->rootfs != NULL)
-		return 0;
-	for (size_t i = 0; i < sizeof(host_secrets) / sizeof(host_secrets[0]); i++)
-		if (!bind_covers(s, host_secrets[i]) && mask_path(root, host_secrets[i], e) < 0)
-			return -1;
-	/* A bind onto one key file stacks over its mask. */
-	return bind_covers(s, "/etc/ssh") ? 0 : mask_ssh_host_keys(root, e);
+	struct masks m = {-1, -1};
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++)
+		ret = readonly_path(root, proc_readonly[i], e);
+	for (size_t i = 0; ret == 0 && i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++)
+		ret = mask_path(root, proc_masked[i], &m, e);
+	if (ret == 0 && s->rootfs == NULL) {
+		for (size_t i = 0; ret == 0 && i < sizeof(host_secrets) / sizeof(host_secrets[0]);
+		     i++)
+			if (!bind_covers(s, host_secrets[i]))
+				ret = mask_path(root, host_secrets[i], &m, e);
+		/* A bind onto one key file stacks over its mask. */
+		if (ret == 0 && !bind_covers(s, "/etc/ssh"))
+			ret = mask_ssh_host_keys(root, &m, e);
+	}
+	masks_close(&m);
+	return ret;
 }
 
 /*
