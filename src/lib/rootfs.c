@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,18 +82,64 @@ int rootfs_check(const struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
+/* As many symlinks as the kernel follows in one lookup (MAXSYMLINKS). */
+#define CREATE_MAX_LINKS 40
+
+/*
+ * When the component BASE of COPY (a path inside ROOT, ending at BASE;
+ * PARENT is its directory) is a symlink to nothing, *NEXT is the path to
+ * create instead: the link's target, then REST.  Returns 1 then, 0 when
+ * BASE is no dangling symlink, -1 with errno on failure.
+ */
+static int follow_dangling(int root, int parent, const char *copy, const char *base,
+			   const char *rest, char **next)
+{
+	cleanup_close int fd = -1;
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	if (fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	fd = open_in_root(root, copy, O_PATH);
+	if (fd >= 0 || errno != ENOENT)
+		return 0;
+	n = readlinkat(parent, base, target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	target[n] = '\0';
+	/* A relative target is relative to the link's own directory; the
+	 * walk that follows resolves ".." inside ROOT like any path. */
+	if (target[0] == '/')
+		r = asprintf(next, "%s/%s", target, rest);
+	else
+		r = asprintf(next, "%.*s%s/%s", (int)(base - copy), copy, target, rest);
+	if (r < 0) {
+		*next = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	return 1;
+}
+
 /*
  * Creates PATH (a directory, or an empty file when !dir) and its missing
  * parents inside ROOT.  Each parent is resolved again with
- * RESOLVE_IN_ROOT, so a symlinked component stays inside ROOT.
+ * RESOLVE_IN_ROOT, so a symlinked component stays inside ROOT; a
+ * component that is a dangling symlink is created where the link points,
+ * inside ROOT, as a lookup in the jail would find it (runc does the same
+ * for mount points).
  */
-static int create_in_root(int root, const char *path, bool dir, struct cell_err *e)
+static int create_in_root_links(int root, const char *path, bool dir, int links, struct cell_err *e)
 {
 	cleanup_free char *copy = strdup(path);
 	char *p;
 
 	if (copy == NULL)
 		return cell_err_set(e, ENOMEM, "create %s", path);
+	if (links > CREATE_MAX_LINKS)
+		return cell_err_set(e, ELOOP, "create %s", path);
 	for (p = copy; *p == '/'; p++)
 		;
 	while (p != NULL && *p != '\0') {
@@ -101,6 +148,7 @@ static int create_in_root(int root, const char *path, bool dir, struct cell_err 
 		cleanup_close int parent = -1;
 		const char *base;
 		char saved = 0;
+		bool exists = false;
 
 		if (slash != NULL) {
 			saved = *slash;
@@ -127,14 +175,32 @@ static int create_in_root(int root, const char *path, bool dir, struct cell_err 
 				return cell_err_set(e, errno, "create %s", path);
 			if (fd >= 0)
 				close(fd);
-		} else if (mkdirat(parent, base, 0755) < 0 && errno != EEXIST) {
-			return cell_err_set(e, errno, "create %s", path);
+			exists = fd < 0;
+		} else if (mkdirat(parent, base, 0755) < 0) {
+			if (errno != EEXIST)
+				return cell_err_set(e, errno, "create %s", path);
+			exists = true;
+		}
+		if (exists) {
+			cleanup_free char *next = NULL;
+			int r = follow_dangling(root, parent, copy, base,
+						slash != NULL ? slash + 1 : "", &next);
+
+			if (r < 0)
+				return cell_err_set(e, errno, "create %s", path);
+			if (r > 0)
+				return create_in_root_links(root, next, dir, links + 1, e);
 		}
 		if (slash != NULL)
 			*slash = saved;
 		p = slash != NULL ? slash + 1 : NULL;
 	}
 	return 0;
+}
+
+static int create_in_root(int root, const char *path, bool dir, struct cell_err *e)
+{
+	return create_in_root_links(root, path, dir, 0, e);
 }
 
 /* Attaches the detached mount MNT on TARGET inside ROOT. */
