@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "proc.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -235,22 +236,6 @@ char *cgroup_join(const char *mnt, const char *root, const char *path)
 
 /* --- files --------------------------------------------------------- */
 
-static int read_text(const char *path, char *buf, size_t size)
-{
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	do
-		n = read(fd, buf, size - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* A whole file, heap-allocated (for /proc files of unknown size). */
 static char *read_all(const char *path)
 {
@@ -316,7 +301,7 @@ static long long read_number(const char *dir, const char *file)
 	cleanup_free char *path = NULL;
 	char buf[64];
 
-	if (asprintf(&path, "%s/%s", dir, file) < 0 || read_text(path, buf, sizeof(buf)) < 0)
+	if (asprintf(&path, "%s/%s", dir, file) < 0 || proc_read_text(path, buf, sizeof(buf)) < 0)
 		return -1;
 	if (strncmp(buf, "max", 3) == 0)
 		return -1;
@@ -346,7 +331,8 @@ static bool cgroup_empty(const char *dir)
 	cleanup_free char *path = NULL;
 	char buf[16];
 
-	if (asprintf(&path, "%s/cgroup.procs", dir) < 0 || read_text(path, buf, sizeof(buf)) < 0)
+	if (asprintf(&path, "%s/cgroup.procs", dir) < 0 ||
+	    proc_read_text(path, buf, sizeof(buf)) < 0)
 		return false;
 	return buf[0] == '\0';
 }
@@ -493,7 +479,7 @@ static int enable_v2(const char *pdir, unsigned int want, struct cell_err *e)
 
 	if (asprintf(&path, "%s/cgroup.subtree_control", pdir) < 0)
 		return cell_err_set(e, ENOMEM, "cgroup");
-	if (read_text(path, have, sizeof(have)) < 0)
+	if (proc_read_text(path, have, sizeof(have)) < 0)
 		return cell_err_set(e, errno, "cgroup: read %s", path);
 	have[strcspn(have, "\n")] = '\0';
 	for (int c = 0; c < CGROUP_NCTRL; c++) {
@@ -729,7 +715,7 @@ static long long stat_field(const char *dir, const char *file, const char *key)
 	char buf[2048];
 	size_t kl = strlen(key);
 
-	if (asprintf(&path, "%s/%s", dir, file) < 0 || read_text(path, buf, sizeof(buf)) < 0)
+	if (asprintf(&path, "%s/%s", dir, file) < 0 || proc_read_text(path, buf, sizeof(buf)) < 0)
 		return -1;
 	for (char *line = buf; line != NULL;
 	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)

@@ -55,22 +55,6 @@ static json_t *namespaces_of(pid_t pid)
 	return j;
 }
 
-static int read_file(const char *path, char *buf, size_t size)
-{
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	do
-		n = read(fd, buf, size - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* The value of "KEY:\t..." in /proc/PID/status, or -1. */
 static long long status_field(pid_t pid, const char *key)
 {
@@ -78,7 +62,7 @@ static long long status_field(pid_t pid, const char *key)
 	size_t kl = strlen(key);
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (proc_read_text(path, buf, sizeof(buf)) < 0)
 		return -1;
 	for (char *l = buf; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (strncmp(l, key, kl) == 0 && l[kl] == ':')
@@ -93,7 +77,7 @@ static int nice_of(pid_t pid, long long *nice)
 	char *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_file(path, buf, sizeof(buf)) < 0 || (p = strrchr(buf, ')')) == NULL)
+	if (proc_read_text(path, buf, sizeof(buf)) < 0 || (p = strrchr(buf, ')')) == NULL)
 		return -1;
 	for (int field = 2; field < 19; field++)
 		if ((p = strchr(p + 1, ' ')) == NULL)
@@ -116,7 +100,7 @@ static json_t *rlimits_of(pid_t pid)
 	json_t *j;
 
 	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
-	if (read_file(path, buf, sizeof(buf)) < 0 || (j = json_object()) == NULL)
+	if (proc_read_text(path, buf, sizeof(buf)) < 0 || (j = json_object()) == NULL)
 		return NULL;
 	for (char *l = buf; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {

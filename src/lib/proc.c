@@ -1,5 +1,5 @@
 /*
- * proc.c - reading /proc/PID/stat.
+ * proc.c - reading /proc/PID/stat, and small /proc and cgroup files.
  */
 #include "proc.h"
 
@@ -39,6 +39,23 @@ int proc_start_time(pid_t pid, unsigned long long *start)
 	errno = 0;
 	*start = strtoull(p + 1, NULL, 10);
 	return errno != 0 ? -1 : 0;
+}
+
+int proc_read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
 }
 
 bool proc_alive(pid_t pid, unsigned long long start)

@@ -5,12 +5,17 @@
 #define CELL_PROC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Start time of PID in clock ticks since boot (field 22 of
  * /proc/PID/stat); with the pid it names a process uniquely, so a
  * recycled pid is never mistaken for a jail.  -1 when PID is gone. */
 int proc_start_time(pid_t pid, unsigned long long *start);
+
+/* Reads a small file (a /proc or cgroup file) into BUF, at most SIZE-1
+ * bytes, NUL-terminated.  0, or -1 with errno. */
+int proc_read_text(const char *path, char *buf, size_t size);
 
 /* True when PID runs and started at START. */
 bool proc_alive(pid_t pid, unsigned long long start);
