@@ -188,6 +188,11 @@ static noreturn void child_main(const struct child_ctx *c)
 			 * (CVE-2024-21626).  The payload's exec closes the
 			 * channel's last copy. */
 			syscall(SYS_close_range, 3U, ~0U, 0U);
+			/* Its /proc/1/exe is cell's binary on the host, reachable
+			 * through the magic link (CVE-2019-5736's way in): not
+			 * dumpable, /proc/1 is closed to processes without
+			 * CAP_SYS_PTRACE, which no jail has. */
+			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 			if (slave >= 0)
 				redirect_stdio_to_null(); /* keep no host terminal */
 			init_forwarded_signals(&fwd);

@@ -653,3 +653,9 @@ except OSError as e:
 	[ "${lines[0]}" -gt 0 ]
 	[ "${lines[1]}" = 0 ]
 }
+
+@test "the --init reaper's binary is out of reach through /proc/1/exe" {
+	run cell run --init -- sh -c 'readlink /proc/1/exe || echo no link; cat /proc/1/exe >/dev/null 2>&1 || echo no read; cat /proc/1/fd/1 </dev/null >/dev/null 2>&1 || echo no fd'
+	[ "$status" -eq 0 ]
+	[ "$output" = $'no link\nno read\nno fd' ]
+}
