@@ -20,6 +20,7 @@
 #include "cgroup.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +38,9 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-#define CGROUP_FS     "/sys/fs/cgroup"
-#define CPU_PERIOD_US 100000LL
+#define CGROUP_FS	    "/sys/fs/cgroup"
+#define CGROUP_DEFAULT_ROOT "/run/cell" /* cell's default state root */
+#define CPU_PERIOD_US	    100000LL
 
 static const char *const ctrl_names[CGROUP_NCTRL] = {"pids", "memory", "cpu"};
 
@@ -428,7 +430,8 @@ static int apply_v2(const struct cgroup *cg, const struct jail_limits *l, struct
 	return 0;
 }
 
-static int create_v1(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e)
+static int create_v1(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
+		     struct cell_err *e)
 {
 	cleanup_free char *own_text = read_all("/proc/self/cgroup");
 	cleanup_free char *mounts = read_all("/proc/self/mountinfo");
@@ -456,9 +459,11 @@ static int create_v1(struct cgroup *cg, const struct jail_spec *s, struct cell_e
 			return cell_err_set(e, ENOENT, "cgroup: %s cgroup %s is not under %s",
 					    ctrl_names[c], parent ? parent : own, mnt);
 		if (access(pdir, F_OK) < 0)
-			return cell_err_set(e, errno, "--cgroup-parent %s: %s", s->cgroup_parent,
-					    pdir);
-		if (asprintf(&dir, "%s/cell-%s", pdir, s->name) < 0)
+			return s->cgroup_parent != NULL
+				       ? cell_err_set(e, errno, "--cgroup-parent %s: %s",
+						      s->cgroup_parent, pdir)
+				       : cell_err_set(e, errno, "cgroup %s", pdir);
+		if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 			return cell_err_set(e, ENOMEM, "cgroup");
 		if (make_dir(dir, e) < 0) {
 			free(dir);
@@ -495,7 +500,8 @@ static int enable_v2(const char *pdir, unsigned int want, struct cell_err *e)
 	return 0;
 }
 
-static int create_v2(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e)
+static int create_v2(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
+		     struct cell_err *e)
 {
 	cleanup_free char *own_text = read_all("/proc/self/cgroup");
 	cleanup_free char *own = NULL, *parent = NULL, *pdir = NULL;
@@ -515,7 +521,7 @@ static int create_v2(struct cgroup *cg, const struct jail_spec *s, struct cell_e
 				    s->cgroup_parent ? s->cgroup_parent : own, pdir);
 	if (enable_v2(pdir, wanted_ctrls(s), e) < 0)
 		return -1;
-	if (asprintf(&dir, "%s/cell-%s", pdir, s->name) < 0)
+	if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	if (make_dir(dir, e) < 0) {
 		free(dir);
@@ -538,19 +544,38 @@ static int host_layout(enum cgroup_layout *out, struct cell_err *e)
 	return 0;
 }
 
-int cgroup_create(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e)
+/* The jail's cgroup name: "cell-NAME" under the default state root;
+ * under another, "cell-HASH-NAME", HASH naming the state root, so that
+ * jails of one name under two state roots never share a cgroup. */
+static int leaf_name(const char *state_root, const char *name, char *out, size_t size)
 {
+	uint32_t h = 2166136261U; /* FNV-1a */
+
+	if (state_root == NULL || strcmp(state_root, CGROUP_DEFAULT_ROOT) == 0)
+		return snprintf(out, size, "cell-%s", name) < (int)size ? 0 : -1;
+	for (const char *p = state_root; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619U;
+	return snprintf(out, size, "cell-%08x-%s", h, name) < (int)size ? 0 : -1;
+}
+
+int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
+		  struct cell_err *e)
+{
+	char leaf[JAIL_NAME_MAX + 16];
+
 	struct cell_err ignored;
 	int ret;
 
 	cgroup_init(cg);
 	if (!cgroup_wanted(s))
 		return 0;
+	if (leaf_name(state_root, s->name, leaf, sizeof(leaf)) < 0)
+		return cell_err_set(e, ENAMETOOLONG, "cgroup of %s", s->name);
 	if (host_layout(&cg->layout, e) < 0) {
 		cg->layout = CGROUP_NONE;
 		return -1;
 	}
-	ret = cg->layout == CGROUP_V2 ? create_v2(cg, s, e) : create_v1(cg, s, e);
+	ret = cg->layout == CGROUP_V2 ? create_v2(cg, s, leaf, e) : create_v1(cg, s, leaf, e);
 	if (ret < 0)
 		cgroup_destroy(cg, &ignored);
 	return ret;

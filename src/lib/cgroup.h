@@ -7,7 +7,8 @@
  * /sys/fs/cgroup/unified, if any, is left alone).  A jail gets cgroups
  * only when it asks for a limit that needs one (--nrtask, --memory,
  * --swap, --cpus) or names a --cgroup-parent; they are created beneath
- * the cgroup cell runs in (or the parent), named "cell-<jail name>", and
+ * the cgroup cell runs in (or the parent), named "cell-<jail name>"
+ * ("cell-<hash of the state root>-<name>" under a non-default --root), and
  * removed when the jail ends.  cell never moves another process and
  * never removes a cgroup it did not create.
  */
@@ -46,7 +47,8 @@ bool cgroup_wanted(const struct jail_spec *s);
 
 /* Creates the jail's cgroups and writes its limits; on failure nothing
  * stays created.  cg->layout is CGROUP_NONE when none were wanted. */
-int cgroup_create(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e);
+int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
+		  struct cell_err *e);
 
 /* v1: moves PID (the jail's first process, still waiting) in.  v2 jails
  * are cloned straight into their cgroup and need nothing. */

@@ -210,6 +210,7 @@ static json_t *policy_of(const json_t *state)
 	const json_t *allow = json_object_get(state, "allow");
 	bool on = json_is_true(json_object_get(state, "policy"));
 	bool scopes = landlock_can_scope();
+	bool own_root = json_is_string(json_object_get(state, "rootfs"));
 	json_t *j = json_object();
 
 	for (size_t i = 0; j != NULL && i < policy_nrules; i++) {
@@ -228,6 +229,9 @@ static json_t *policy_of(const json_t *state)
 		}
 		if (!on)
 			snprintf(text, sizeof(text), "off");
+		else if (own_root && strcmp(r->key, "host_secrets") == 0)
+			snprintf(text, sizeof(text),
+				 "not applicable: --rootfs holds no host files");
 		else if (allowed)
 			snprintf(text, sizeof(text), "allowed");
 		else

@@ -481,7 +481,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		goto out;
 	if (store_jail_create(rootfd, s->name, &jail, e) < 0)
 		goto out;
-	if (cgroup_create(&cg, s, e) < 0)
+	if (cgroup_create(&cg, s, state_root, e) < 0)
 		goto out;
 	/* The jail's root is attached over its (empty) state directory, in
 	 * the jail's mount namespace only. */

@@ -364,9 +364,9 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 					    s->binds[i].dst);
 	/* A parent cgroup path stays inside the hierarchy. */
 	if (s->cgroup_parent != NULL && !valid_cgroup_path(s->cgroup_parent))
-		return cell_err_set(e, 0,
-				    "--cgroup-parent %s: expected a cgroup path without \"..\"",
-				    s->cgroup_parent);
+		return cell_err_set(
+			e, 0, "--cgroup-parent %s: expected a cgroup path without \".\" or \"..\"",
+			s->cgroup_parent);
 	/* Swap is allowed beyond a memory limit, so it needs one. */
 	if (s->limits.swap >= 0 && s->limits.memory < 0)
 		return cell_err_set(e, 0, "--swap needs --memory");

@@ -3,9 +3,9 @@
  * (chiefly the seccomp filter every syscall passes through) costs.
  *
  * Usage: syscalls [ITERATIONS]
- * Each iteration makes six syscalls: getpid, uname, openat + close of
- * /dev/null, and a 64-byte write to it, as the raw syscalls (glibc
- * caches nothing here).  Prints the nanoseconds per iteration.
+ * Each iteration makes five syscalls: getpid, uname, openat + close of
+ * /dev/null, and a 64-byte write to it (getpid as the raw syscall, so
+ * that nothing is cached).  Prints the nanoseconds per iteration.
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -140,3 +140,19 @@ field() {
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "Usage: cell inspect"* ]]
 }
+
+@test "inspect does not claim host secrets are masked in a --rootfs jail" {
+	make_rootfs "$WORK/root"
+	cell_bg "$WORK/rf.out" --name rf --rootfs "$WORK/root" -- sleep 30
+	wait_for "$STATE/rf/state.json"
+	run cell inspect rf
+	[ "$(field policy.host_secrets)" = "not applicable: --rootfs holds no host files" ]
+	[ "$(field rootfs)" = "$WORK/root" ]
+}
+
+@test "inspect shows every rule off for a --no-policy jail" {
+	start_jail free --no-policy
+	run cell inspect free
+	[ "$(field policy.mount)" = off ]
+	[ "$(field process.seccomp)" = disabled ]
+}

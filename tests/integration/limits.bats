@@ -11,6 +11,13 @@ host_cgroup() {
 	echo "/sys/fs/cgroup/$1${path%/}"
 }
 
+# jail_cgroup CTRL NAME: the v1 CTRL cgroup of jail NAME (under a private
+# state root it is cell-HASH-NAME).
+jail_cgroup() {
+	local d
+	for d in "$(host_cgroup "$1")"/cell-*-"$2"; do echo "$d"; done
+}
+
 @test "a fork bomb inside --nrtask 50 is held at 50 tasks" {
 	cell_bg "$WORK/out" --name bomb --nrtask 50 -- python3 -c '
 import errno, os, sys, time
@@ -30,11 +37,11 @@ time.sleep(3)
 	run cat "$WORK/out"
 	[ "$output" = "EAGAIN 50" ]
 	# Seen from the host, the jail holds 50 tasks, no more.
-	[ "$(cat "$(host_cgroup pids)/cell-bomb/pids.current")" -eq 50 ]
-	[ "$(grep -c . "$(host_cgroup pids)/cell-bomb/cgroup.procs")" -eq 50 ]
+	[ "$(cat "$(jail_cgroup pids bomb)/pids.current")" -eq 50 ]
+	[ "$(grep -c . "$(jail_cgroup pids bomb)/cgroup.procs")" -eq 50 ]
 	wait_status "$BG_PID"
 	[ "$status" -eq 0 ]
-	[ ! -e "$(host_cgroup pids)/cell-bomb" ]
+	[ ! -e "$(jail_cgroup pids bomb)" ]
 }
 
 @test "a memory hog inside --memory 64M is killed inside the jail only" {
@@ -48,7 +55,7 @@ echo "hog=$?"; echo "shell still here"'
 	[ "$status" -eq 0 ]
 	# (the shell also reports "Killed" on stderr)
 	[[ "$output" == *$'hog=137\nshell still here' ]]
-	[ ! -e "$(host_cgroup memory)/cell-hog" ]
+	[ ! -e "$(jail_cgroup memory hog)" ]
 }
 
 @test "a memory hog that is the jail's pid 1 ends the jail with 137" {
@@ -122,7 +129,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 @test "a jail without cgroup limits gets no cgroup of its own" {
 	run cell run --name plain -- cat /proc/self/cgroup
 	[ "$status" -eq 0 ]
-	[ ! -e "$(host_cgroup pids)/cell-plain" ]
+	[ ! -e "$(jail_cgroup pids plain)" ]
 	# Its cgroup namespace is rooted at cell's cgroup.
 	[[ "$output" == *"pids:/"* ]]
 }
@@ -148,7 +155,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "cell: run: --cgroup-parent /$parent: /sys/fs/cgroup/memory/$parent: No such file or directory" ]]
 	# The pids cgroup made before the failure is gone again.
-	[ -z "$(echo "$left" | grep '^cell-half' || true)" ]
+	[ -z "$(echo "$left" | grep -- '-half$' || true)" ]
 }
 
 @test "limits that cannot be right are one-line errors with exit 125" {
