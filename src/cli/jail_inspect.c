@@ -116,11 +116,7 @@ int cmd_inspect(const struct cli_global *g, int argc, char **argv)
 			inspect_usage(stdout);
 			return 0;
 		default:
-			if (optopt == 'p')
-				return cli_usage_error("inspect", "option --pid needs a value");
-			return cli_usage_error("inspect",
-					       "unknown option '%s' (see cell inspect --help)",
-					       argv[optind - 1]);
+			return cli_bad_option("inspect", argv, opts);
 		}
 	}
 	if (pid_arg != NULL) {

@@ -208,14 +208,8 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 			run_usage(stdout);
 			exit(0);
 		default:
-			if (optopt != 0 && strchr("nweu", optopt) != NULL)
-				return cell_err_set(e, 0, "option -%c needs a value", optopt);
-			if (optopt != 0)
-				return cell_err_set(
-					e, 0, "unknown option '-%c' (see cell run --help)", optopt);
-			return cell_err_set(
-				e, 0, "unknown or incomplete option '%s' (see cell run --help)",
-				argv[optind - 1]);
+			cli_bad_option("run", argv, run_opts);
+			return -2; /* reported */
 		}
 		if (r < 0)
 			return cell_err_set(e, ENOMEM, "option");
@@ -239,6 +233,8 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		goto fail;
 	}
 	first = parse_run(argc, argv, &s, &env, &force_tty, &no_tty, &e);
+	if (first == -2)
+		goto out; /* the option's error is printed */
 	if (first < 0)
 		goto fail;
 	if (force_tty && no_tty) {

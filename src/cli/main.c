@@ -42,6 +42,33 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CELL_EXIT_ERROR;
 }
 
+int cli_bad_option(const char *cmd, char **argv, const struct option *opts)
+{
+	const char *arg = argv[optind - 1];
+
+	if (strncmp(arg, "--", 2) == 0) {
+		size_t n = strcspn(arg + 2, "=");
+
+		for (const struct option *o = opts; o->name != NULL; o++) {
+			if (strlen(o->name) != n || strncmp(o->name, arg + 2, n) != 0)
+				continue;
+			if (arg[2 + n] == '=' && o->has_arg == no_argument)
+				return cli_usage_error(cmd, "option --%s takes no value", o->name);
+			return cli_usage_error(cmd, "option --%s needs a value", o->name);
+		}
+		return cli_usage_error(cmd, "unknown option '%.*s' (see cell %s --help)",
+				       (int)n + 2, arg, cmd);
+	}
+	/* A short option: a known one that takes a value lacked it. */
+	for (const struct option *o = opts; o->name != NULL; o++)
+		if (optopt != 0 && o->val == optopt && o->has_arg == required_argument)
+			return cli_usage_error(cmd, "option -%c needs a value", optopt);
+	if (optopt > 0 && optopt < 128)
+		return cli_usage_error(cmd, "unknown option '-%c' (see cell %s --help)", optopt,
+				       cmd);
+	return cli_usage_error(cmd, "unknown option '%s' (see cell %s --help)", arg, cmd);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: cell [--root DIR] COMMAND [OPTIONS] [ARGS...]\n"

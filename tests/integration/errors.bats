@@ -38,14 +38,12 @@ cell_error() {
 }
 
 @test "a long option without its value is a one-line error naming it" {
-	skip "BUG: src/cli/jail_run.c prints optopt of a long option as a char: 'option -' (a NUL) for --hostname, '-n' for --name"
 	cell_error "--hostname" run --hostname
 	[[ "$stderr" == *"needs a value"* ]]
 	cell_error "--name" run --name
 }
 
 @test "a long option given a value it does not take is a one-line error naming it" {
-	skip "BUG: src/cli/jail_run.c says \"unknown option '-\\003'\" for --rw=1"
 	cell_error "--rw" run --rw=1 -- true
 }
 
