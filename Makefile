@@ -5,7 +5,7 @@ BUILD_ASAN ?= build-asan
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test build build-asan run test unit integration bench install clean format
+.PHONY: all deps deps-test build build-asan run test unit integration bench test-vm install clean format
 
 all: build
 
@@ -52,6 +52,12 @@ integration: build
 bench: build
 	@./scripts/install-deps.sh bench
 	@./tests/bench/startup.sh $(CELL)
+
+# The cgroup v2 backend, in a VM (qemu) booting the Debian kernel with
+# cgroup2 mounted: for hosts whose own cgroups are v1 or hybrid.  Root.
+test-vm: build
+	@./scripts/install-deps.sh vm
+	@./tests/vm/cgroup2.sh
 
 install: build
 	@meson install -C $(BUILD)

@@ -15,11 +15,15 @@ SAN="clang libclang-rt-14-dev"
 # the OCI spec and the results, strace and GNU time for cell's profile;
 # the busybox root comes from TEST
 BENCH="hyperfine crun runc bubblewrap jq strace time"
+# vm (tests/vm/cgroup2.sh): a Debian kernel booted under qemu/KVM with a
+# busybox initramfs, to test the cgroup v2 backend on a v1/hybrid host
+VM="qemu-system-x86 linux-image-amd64 busybox-static"
 
 want="$BUILD"
 case "${1:-build}" in
 test) want="$BUILD $TEST $SAN" ;;
 bench) want="$BUILD $TEST $BENCH" ;;
+vm) want="$BUILD $VM" ;;
 esac
 
 missing=""

@@ -1,0 +1,166 @@
+#!/bin/sh
+# /init of the VM that tests/vm/cgroup2.sh boots (busybox sh, pid 1).
+#
+# Stage 1 copies the initramfs into a tmpfs and switch_roots into it:
+# pivot_root(2) refuses to move away from the initial rootfs, which has
+# no parent mount, and cell pivots every jail.  Stage 2 mounts the usual
+# filesystems with cgroup2 at /sys/fs/cgroup, enables pids, memory and
+# cpu for the children of the root cgroup (where /init runs: the root is
+# exempt from the "no internal processes" rule), then runs the checks
+# and prints TAP on the console.  The last line is "cell-vm: done".
+# shellcheck disable=SC2016,SC2034 # the checks are eval'd strings
+PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH
+
+if [ "${1:-}" != stage2 ]; then
+	mkdir -p /new
+	mount -t tmpfs -o mode=755 tmpfs /new
+	for f in /*; do
+		[ "$f" = /new ] || cp -a "$f" /new/
+	done
+	exec switch_root /new /init stage2
+fi
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+# Kernel messages (the OOM killer's report) would cut into the TAP lines.
+echo 1 >/proc/sys/kernel/printk
+
+CG=/sys/fs/cgroup
+CELL="/bin/cell --root /run/cell-test"
+n=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/#   /'
+	done
+}
+# check DESC COND...: ok when COND succeeds; the last run's output,
+# status and stderr are shown when it does not.
+check() {
+	d=$1
+	shift
+	if "$@"; then
+		ok "$d"
+	else
+		not_ok "$d" "status: $rc" "stdout: $out" "stderr: $(cat /tmp/err)"
+	fi
+}
+
+# run ARGS...: `cell run ARGS`, stdout in $out, status in $rc, stderr in
+# /tmp/err; then notes any cgroup the jail left behind.
+leftover=""
+run() {
+	out=$($CELL run "$@" </dev/null 2>/tmp/err)
+	rc=$?
+	left=$(ls -d $CG/cell-* 2>/dev/null)
+	[ -z "$left" ] || leftover="$leftover [after: $*] $left"
+	# a leftover is reported once, not again after every later jail
+	for d in $left; do rmdir "$d" 2>/dev/null; done
+}
+
+# (a new line first: the firmware's last one has no end)
+echo
+echo "# kernel $(uname -r), $(cat $CG/cgroup.controllers | tr '\n' ' ')"
+if ! echo "+pids +memory +cpu" >$CG/cgroup.subtree_control; then
+	echo "not ok 1 - enable pids memory cpu in $CG/cgroup.subtree_control"
+	echo "cell-vm: done"
+	poweroff -f
+fi
+echo "# subtree_control: $(cat $CG/cgroup.subtree_control)"
+
+# (a) cgroup2 is mounted inside, rooted at the jail's own cgroup
+run --nrtask 20 -- cat $CG/pids.max
+check "(a) --nrtask 20: pids.max inside is 20" [ "$rc" = 0 -a "$out" = 20 ]
+
+run --nrtask 20 -- cat /proc/self/mountinfo
+mnt=$(printf '%s\n' "$out" | grep " $CG ")
+check "(a) $CG inside is a read-only cgroup2 mount" \
+	eval 'printf "%s\n" "$mnt" | grep -qE "^[^ ]+ [^ ]+ [^ ]+ / $CG ro,[^ ]* .*- cgroup2 "'
+
+# (b) memory, and no swap beyond it
+run --memory 64M -- sh -c "cat $CG/memory.max; if [ -e $CG/memory.swap.max ]; then cat $CG/memory.swap.max; else echo none; fi"
+mem=$(printf '%s\n' "$out" | sed -n 1p)
+swap=$(printf '%s\n' "$out" | sed -n 2p)
+check "(b) --memory 64M: memory.max inside is 67108864" [ "$rc" = 0 -a "$mem" = 67108864 ]
+if [ "$swap" = none ]; then
+	ok "(b) memory.swap.max # skip: no swap accounting"
+else
+	check "(b) --memory 64M: memory.swap.max inside is 0" [ "$swap" = 0 ]
+fi
+
+# (c) CPU bandwidth
+run --cpus 0.5 -- cat $CG/cpu.max
+check "(c) --cpus 0.5: cpu.max inside is \"50000 100000\"" [ "$rc" = 0 -a "$out" = "50000 100000" ]
+
+# (d) a fork bomb is held by --nrtask 10.  The subshell forks `sleep 5 &`
+# until a fork fails (busybox sh then exits) or 50 have started; with
+# the outer shell and the subshell, at most 8 sleeps fit in 10 tasks.
+# The jail ends with its pid 1, which takes the sleeps with it.
+run --nrtask 10 -- sh -c '
+	( i=0; while [ $i -lt 50 ]; do sleep 5 & i=$((i + 1)); echo $i >/tmp/n; done )
+	read n </tmp/n; echo $n'
+check "(d) fork bomb in --nrtask 10: held at $out children (<= 9), fork failed with EAGAIN" \
+	eval '[ "$rc" = 0 ] && [ "$out" -ge 1 -a "$out" -le 9 ] &&
+		grep -qx "sh: can'"'"'t fork: Resource temporarily unavailable" /tmp/err'
+
+
+# (e) a memory hog in --memory 32M: the shell holds 100 MB in a variable;
+# the OOM killer takes the whole jail (memory.oom.group), pid 1 included.
+run --memory 32M -- sh -c 'x=$(yes aaaaaaaaaaaaaaa | head -c 100000000); echo survived ${#x}'
+ooms=$(dmesg | grep -c "Memory cgroup out of memory: Killed process")
+check "(e) memory hog in --memory 32M is killed: status 137, nothing printed" \
+	[ "$rc" = 137 -a -z "$out" -a ! -s /tmp/err ]
+check "(e) the memory cgroup's OOM killer killed it ($ooms kill(s) in the kernel log)" [ "$ooms" -ge 1 ]
+
+# (g) the jail's cgroup is the root of its cgroup namespace
+run --nrtask 20 -- cat /proc/self/cgroup
+check "(g) /proc/self/cgroup inside is 0::/" [ "$rc" = 0 -a "$out" = "0::/" ]
+
+# (h) a missing --cgroup-parent is cell's failure, in one line
+run --cgroup-parent /nope -- true
+lines=$(wc -l </tmp/err)
+check "(h) --cgroup-parent /nope: status 125, one line: $(cat /tmp/err)" [ "$rc" = 125 -a "$lines" = 1 ]
+
+# (i) cell inspect of a running jail
+$CELL run --name x --nrtask 5 -- sleep 2 </dev/null >/dev/null 2>/tmp/err-x &
+bg=$!
+i=0
+while [ $i -lt 50 ]; do
+	insp=$($CELL inspect x 2>/dev/null) && break
+	usleep 20000
+	i=$((i + 1))
+done
+procs=$(cat $CG/cell-*-x/cgroup.procs 2>/dev/null | wc -l)
+wait $bg
+rc=$?
+out=$insp
+check "(i) inspect x: cgroup.layout=v2" eval 'printf "%s\n" "$insp" | grep -qx cgroup.layout=v2'
+check "(i) inspect x: usage.tasks=1" eval 'printf "%s\n" "$insp" | grep -qx usage.tasks=1'
+check "(i) inspect x: limits.nrtask=5" eval 'printf "%s\n" "$insp" | grep -qx limits.nrtask=5'
+check "(i) the jail's one process is in $(printf '%s\n' "$insp" | sed -n 's/^cgroup.path=//p')" [ "$procs" = 1 ]
+check "(i) the jail x ended with status 0" [ "$rc" = 0 ]
+left=$(ls -d $CG/cell-* 2>/dev/null)
+[ -z "$left" ] || leftover="$leftover [after: x] $left"
+
+# (f) every jail's cgroup was removed when it ended
+if [ -z "$leftover" ]; then
+	ok "(f) no cell-* cgroup left under $CG after any jail"
+else
+	not_ok "(f) no cell-* cgroup left under $CG after any jail" "left: $leftover"
+fi
+
+echo "1..$n"
+echo "cell-vm: done"
+poweroff -f
