@@ -142,3 +142,20 @@ run_in_pty() {
 		lines+=("$line")
 	done <<<"$output"
 }
+
+# wait_exit PID [TENTHS]: wait_status, but give up (default 5 s) on a
+# PID that does not end, so that a broken cell fails the test instead of
+# hanging it; teardown then ends the jail.
+wait_exit() {
+	local i state
+	for ((i = 0; i < ${2:-50}; i++)); do
+		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || break
+		[ -z "$state" ] || [ "$state" = Z ] && break
+		sleep 0.1
+	done
+	if [ -n "$state" ] && [ "$state" != Z ]; then
+		echo "pid $1 still running after $((${2:-50} / 10)) s" >&2
+		return 1
+	fi
+	wait_status "$1"
+}

@@ -34,6 +34,17 @@ child_of() {
 	return 1
 }
 
+# run_in_pty_held COMMAND: run_in_pty with a stdin that never ends.
+# script(1) answers the end of its stdin by typing an end-of-file
+# character into the terminal; cell relays it (the caller's terminal is
+# raw) and the jail's pty echoes it ("^@"), at a moment that depends on
+# the race.  A FIFO held open read-write never ends, and needs no
+# process of its own.
+run_in_pty_held() {
+	[ -p "$WORK/stdin" ] || mkfifo "$WORK/stdin"
+	run_in_pty "$1" <>"$WORK/stdin"
+}
+
 # A jail whose pid 1 handles SIG (exits 3) and says it is ready; SIG is
 # sent to cell, which must forward it.
 signal_reaches_handler() {
@@ -43,7 +54,7 @@ signal_reaches_handler() {
 		"trap 'echo got $sig; exit 3' $sig; echo ready; while :; do sleep 0.1; done"
 	wait_output "$WORK/out" ready
 	kill -"$sig" "$BG_PID"
-	wait_status "$BG_PID"
+	wait_exit "$BG_PID"
 	[ "$status" -eq 3 ]
 	[ "$(cat "$WORK/out")" = "ready
 got $sig" ]
@@ -68,7 +79,7 @@ got $sig" ]
 	wait_output "$WORK/out" ready
 	pid1=$(child_of "$BG_PID" sh)
 	kill -KILL "$pid1"
-	wait_status "$BG_PID"
+	wait_exit "$BG_PID"
 	[ "$status" -eq 137 ]
 }
 
@@ -112,7 +123,7 @@ cell" ]
 	reaper=$(child_of "$BG_PID")
 	child_of "$reaper" sleep
 	kill -TERM "$BG_PID"
-	wait_status "$BG_PID"
+	wait_exit "$BG_PID"
 	[ "$status" -eq 143 ]
 }
 
@@ -173,7 +184,7 @@ two" ]
 }
 
 @test "under a terminal the jail's stdio is a pty of the jail's own devpts" {
-	run_in_pty "$CELL --root $STATE run -- sh -c 'tty; readlink /proc/self/fd/0 \
+	run_in_pty_held "$CELL --root $STATE run -- sh -c 'tty; readlink /proc/self/fd/0 \
 		/proc/self/fd/1 /proc/self/fd/2; ls -1 /dev/pts'"
 	[ "$status" -eq 0 ]
 	[ "$output" = "/dev/pts/0
@@ -185,7 +196,7 @@ ptmx" ]
 }
 
 @test "the jail's pty is its controlling terminal and its /dev/console" {
-	run_in_pty "$CELL --root $STATE run -- sh -c 'echo via-dev-tty > /dev/tty; \
+	run_in_pty_held "$CELL --root $STATE run -- sh -c 'echo via-dev-tty > /dev/tty; \
 		cut -d\" \" -f7 /proc/self/stat; stat -c %t:%T /dev/console; \
 		stat -L -c %t:%T /proc/self/fd/0'"
 	[ "$status" -eq 0 ]
@@ -195,7 +206,7 @@ ptmx" ]
 }
 
 @test "keystrokes reach the jail's command through its pty" {
-	run bash -c "printf 'typed\n' | script -qec \"'$CELL' --root '$STATE' run -- \
+	run bash -c "printf 'typed\n' | timeout 10 script -qec \"'$CELL' --root '$STATE' run -- \
 		sh -c 'read -r x; echo got \\\$x'\" /dev/null"
 	[ "$status" -eq 0 ]
 	output=${output//$'\r'/}
@@ -203,12 +214,12 @@ ptmx" ]
 }
 
 @test "the exit status of a jail with a pty is its command's" {
-	run_in_pty "$CELL --root $STATE run -- sh -c 'exit 5'"
+	run_in_pty_held "$CELL --root $STATE run -- sh -c 'exit 5'"
 	[ "$status" -eq 5 ]
 }
 
 @test "-T gives no pty even under a terminal" {
-	run_in_pty "$CELL --root $STATE run -T -- tty"
+	run_in_pty_held "$CELL --root $STATE run -T -- tty"
 	[ "$status" -eq 1 ]
 	[ "$output" = "not a tty" ]
 }
@@ -220,7 +231,7 @@ ptmx" ]
 }
 
 @test "the jail's pty takes the size of the caller's terminal" {
-	run_in_pty "stty rows 33 cols 77; $CELL --root $STATE run -- stty size"
+	run_in_pty_held "stty rows 33 cols 77; $CELL --root $STATE run -- stty size"
 	[ "$status" -eq 0 ]
 	[ "$output" = "33 77" ]
 }
@@ -229,10 +240,10 @@ ptmx" ]
 	# The jail says it is ready in $WORK, the outer shell then resizes
 	# its terminal; SIGWINCH reaches cell (same process group), which
 	# copies the size and forwards the signal.
-	run_in_pty "stty rows 10 cols 20
+	run_in_pty_held "stty rows 10 cols 20
 		$CELL --root $STATE run --bind $WORK:/srv -- sh -c \
 			'trap \"stty size; exit 0\" WINCH; touch /srv/ready
-			while :; do sleep 0.05; done' <&0 &
+			for i in \$(seq 100); do sleep 0.05; done; exit 9' <&0 &
 		for i in \$(seq 50); do [ -e $WORK/ready ] && break; sleep 0.1; done
 		stty rows 40 cols 90
 		wait \$!"
@@ -241,7 +252,7 @@ ptmx" ]
 }
 
 @test "the caller's terminal settings are restored after a jail with a pty" {
-	run_in_pty "stty -g > $WORK/before; $CELL --root $STATE run -- true; stty -g > $WORK/after"
+	run_in_pty_held "stty -g > $WORK/before; $CELL --root $STATE run -- true; stty -g > $WORK/after"
 	[ "$status" -eq 0 ]
 	[ -s "$WORK/before" ]
 	cmp "$WORK/before" "$WORK/after"
