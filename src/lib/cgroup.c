@@ -58,13 +58,20 @@ bool cgroup_wanted(const struct jail_spec *s)
 	       s->cgroup_parent != NULL;
 }
 
-/* The controllers a spec uses.  pids and memory are always there, so
- * that `cell inspect` can show the jail's use even without a limit. */
+/* The controllers a spec's limits use, and no others: each costs a
+ * cgroup to make and remove on the start path, and one the host cannot
+ * give must fail only a limit that needs it.  A --cgroup-parent without
+ * limits gets a pids cgroup, so that the jail is there at all. */
 static unsigned int wanted_ctrls(const struct jail_spec *s)
 {
-	unsigned int m = 1U << CGROUP_PIDS | 1U << CGROUP_MEMORY;
+	const struct jail_limits *l = &s->limits;
+	unsigned int m = 0;
 
-	if (s->limits.cpus_milli >= 0)
+	if (l->nrtask >= 0 || s->cgroup_parent != NULL)
+		m |= 1U << CGROUP_PIDS;
+	if (l->memory >= 0 || l->swap >= 0)
+		m |= 1U << CGROUP_MEMORY;
+	if (l->cpus_milli >= 0)
 		m |= 1U << CGROUP_CPU;
 	return m;
 }
@@ -365,6 +372,22 @@ static int write_ll(const char *dir, const char *file, long long v)
 	return write_text(dir, file, buf);
 }
 
+/* Swap beyond the memory limit: VALUE into FILE (none unless --swap).  A
+ * host that does not account swap lacks FILE: an error only for --swap. */
+static int pin_swap(const char *dir, const char *file, long long value, const struct jail_limits *l,
+		    struct cell_err *e)
+{
+	if (!file_exists(dir, file))
+		return l->swap < 0
+			       ? 0
+			       : cell_err_set(e, ENOTSUP,
+					      "--swap: this host does not account swap (no %s/%s)",
+					      dir, file);
+	if (write_ll(dir, file, value) < 0)
+		return limit_failed(l->swap >= 0 ? "swap" : "memory", dir, file, e);
+	return 0;
+}
+
 static int apply_v1(const struct cgroup *cg, const struct jail_limits *l, struct cell_err *e)
 {
 	const char *pids = cg->dir[CGROUP_PIDS], *mem = cg->dir[CGROUP_MEMORY],
@@ -376,17 +399,10 @@ static int apply_v1(const struct cgroup *cg, const struct jail_limits *l, struct
 		/* The plain limit first: memsw may never be below it. */
 		if (write_ll(mem, "memory.limit_in_bytes", l->memory) < 0)
 			return limit_failed("memory", mem, "memory.limit_in_bytes", e);
-		if (file_exists(mem, "memory.memsw.limit_in_bytes")) {
-			long long sw = l->memory + (l->swap >= 0 ? l->swap : 0);
-
-			if (write_ll(mem, "memory.memsw.limit_in_bytes", sw) < 0)
-				return limit_failed(l->swap >= 0 ? "swap" : "memory", mem,
-						    "memory.memsw.limit_in_bytes", e);
-		} else if (l->swap >= 0) {
-			return cell_err_set(e, ENOTSUP,
-					    "--swap: this host does not account swap (no %s/%s)",
-					    mem, "memory.memsw.limit_in_bytes");
-		}
+		/* v1 limits memory + swap together. */
+		if (pin_swap(mem, "memory.memsw.limit_in_bytes",
+			     l->memory + (l->swap >= 0 ? l->swap : 0), l, e) < 0)
+			return -1;
 	}
 	if (l->cpus_milli >= 0) {
 		if (write_ll(cpu, "cpu.cfs_period_us", CPU_PERIOD_US) < 0)
@@ -407,15 +423,8 @@ static int apply_v2(const struct cgroup *cg, const struct jail_limits *l, struct
 	if (l->memory >= 0) {
 		if (write_ll(dir, "memory.max", l->memory) < 0)
 			return limit_failed("memory", dir, "memory.max", e);
-		if (file_exists(dir, "memory.swap.max")) {
-			if (write_ll(dir, "memory.swap.max", l->swap >= 0 ? l->swap : 0) < 0)
-				return limit_failed(l->swap >= 0 ? "swap" : "memory", dir,
-						    "memory.swap.max", e);
-		} else if (l->swap >= 0) {
-			return cell_err_set(e, ENOTSUP,
-					    "--swap: this host does not account swap (no %s/%s)",
-					    dir, "memory.swap.max");
-		}
+		if (pin_swap(dir, "memory.swap.max", l->swap >= 0 ? l->swap : 0, l, e) < 0)
+			return -1;
 		/* An out-of-memory kill takes the whole jail, as on v1 a
 		 * jail whose pid 1 is killed ends. */
 		if (file_exists(dir, "memory.oom.group"))

@@ -14,7 +14,6 @@
  * On failure nothing the call created is left behind and e->exit_code
  * says 125, 126 or 127.
  */
-int jail_run(const struct jail_spec *spec, const char *state_root, int *status,
-	     struct cell_err *e);
+int jail_run(const struct jail_spec *spec, const char *state_root, int *status, struct cell_err *e);
 
 #endif

@@ -35,15 +35,15 @@ enum jail_allow {
 
 /* Resource limits; -1 means "not set". */
 struct jail_limits {
-	long long nrtask;   /* tasks (pids cgroup) */
-	long long memory;   /* bytes (memory cgroup), swap pinned unless swap set */
-	long long swap;	    /* bytes of swap beyond memory */
+	long long nrtask;     /* tasks (pids cgroup) */
+	long long memory;     /* bytes (memory cgroup), swap pinned unless swap set */
+	long long swap;	      /* bytes of swap beyond memory */
 	long long cpus_milli; /* CPU bandwidth, thousandths of a CPU */
-	long long cpu_time; /* seconds of CPU (RLIMIT_CPU), the seed's "slice" */
-	long long memlock;  /* bytes (RLIMIT_MEMLOCK) */
-	long long data;	    /* bytes (RLIMIT_DATA) */
-	long long nofile;   /* descriptors (RLIMIT_NOFILE) */
-	long long nice;	    /* start nice value, -20..19; -1 can be a value: see has_nice */
+	long long cpu_time;   /* seconds of CPU (RLIMIT_CPU), the seed's "slice" */
+	long long memlock;    /* bytes (RLIMIT_MEMLOCK) */
+	long long data;	      /* bytes (RLIMIT_DATA) */
+	long long nofile;     /* descriptors (RLIMIT_NOFILE) */
+	long long nice;	      /* start nice value, -20..19; -1 can be a value: see has_nice */
 	bool has_nice;
 };
 
@@ -76,11 +76,11 @@ struct jail_spec {
 	enum jail_net net;
 	bool init; /* our reaper is pid 1, the command its child */
 
-	bool policy;	      /* hold the jail to the default policy (policy.c) */
-	unsigned int allow;   /* enum jail_allow bits */
+	bool policy;	    /* hold the jail to the default policy (policy.c) */
+	unsigned int allow; /* enum jail_allow bits */
 	struct jail_limits limits;
-	char *cgroup_parent;  /* NULL: beneath cell's own cgroup */
-	bool tty;  /* give the jail a new pty (the caller's stdin is a tty) */
+	char *cgroup_parent; /* NULL: beneath cell's own cgroup */
+	bool tty;	     /* give the jail a new pty (the caller's stdin is a tty) */
 };
 
 void spec_init(struct jail_spec *s);

@@ -4,6 +4,21 @@
 # visible inside, and the cgroups removed afterwards.
 load helpers
 
+# Parent cgroups a test made, removed after its jails have ended.
+setup() {
+	cell_setup
+	CG_DIRS=()
+}
+
+teardown() {
+	local rc=0 d
+	cell_teardown || rc=$?
+	for d in "${CG_DIRS[@]}"; do
+		rmdir "$d" 2>/dev/null || true
+	done
+	return "$rc"
+}
+
 # host_cgroup CTRL: the directory of this shell's cgroup for CTRL (v1).
 host_cgroup() {
 	local path
@@ -127,35 +142,59 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 }
 
 @test "a jail without cgroup limits gets no cgroup of its own" {
-	run cell run --name plain -- cat /proc/self/cgroup
-	[ "$status" -eq 0 ]
+	cell_bg "$WORK/out" --name plain -- sleep 30
+	wait_for "$STATE/plain/state.json"
+	jail=$(cat "/proc/$BG_PID/task/$BG_PID/children")
+	jail=${jail%% *}
+	# While it runs: no cgroup named after it, and its processes sit in
+	# cell's own cgroups.
 	[ ! -e "$(jail_cgroup pids plain)" ]
-	# Its cgroup namespace is rooted at cell's cgroup.
-	[[ "$output" == *"pids:/"* ]]
+	[ ! -e "$(jail_cgroup memory plain)" ]
+	[ "$(cat "/proc/$jail/cgroup")" = "$(cat "/proc/$BG_PID/cgroup")" ]
 }
 
 @test "--cgroup-parent puts the jail's cgroups beneath it and leaves it in place" {
-	parent=cell-bats-parent-$$
-	mkdir "/sys/fs/cgroup/pids/$parent" "/sys/fs/cgroup/memory/$parent"
-	run cell run --name child --cgroup-parent "/$parent" -- cat /sys/fs/cgroup/pids/pids.max
-	ls_after=$(ls "/sys/fs/cgroup/pids/$parent" | grep -c '^cell-' || true)
-	rmdir "/sys/fs/cgroup/pids/$parent" "/sys/fs/cgroup/memory/$parent"
-	[ "$status" -eq 0 ]
-	[ "$output" = max ]
-	[ "$ls_after" -eq 0 ]
+	parent=/sys/fs/cgroup/pids/cell-bats-parent-$$
+	mkdir "$parent"
+	CG_DIRS+=("$parent")
+	cell_bg "$WORK/out" --name child --cgroup-parent "/${parent##*/}" -- sleep 30
+	wait_for "$STATE/child/state.json"
+	jail=$(cat "/proc/$BG_PID/task/$BG_PID/children")
+	jail=${jail%% *}
+	# The jail's pids cgroup is a child of the parent, and holds it.
+	leaf=$(ls "$parent" | grep -- '-child$')
+	[ -n "$leaf" ]
+	grep -qx "$jail" "$parent/$leaf/cgroup.procs"
+	[ "$(awk -F: '$2 == "pids" { print $3 }' "/proc/$jail/cgroup")" = "/${parent##*/}/$leaf" ]
+	# Without --memory, no memory cgroup is made for it.
+	[ ! -e "$(jail_cgroup memory child)" ]
+	kill -KILL "$jail"
+	wait_status "$BG_PID"
+	[ "$status" -eq 137 ]
+	# The jail's cgroup is gone, the parent cell did not make is kept.
+	[ ! -e "$parent/$leaf" ]
+	[ -d "$parent" ]
 }
 
 @test "a --cgroup-parent missing from one hierarchy is an error that leaves nothing" {
 	parent=cell-bats-half-$$
 	mkdir "/sys/fs/cgroup/pids/$parent"
-	run cell run --name half --cgroup-parent "/$parent" -- true
-	left=$(ls "/sys/fs/cgroup/pids/$parent")
-	rmdir "/sys/fs/cgroup/pids/$parent"
+	CG_DIRS+=("/sys/fs/cgroup/pids/$parent")
+	# --memory needs the parent in the memory hierarchy too.
+	run cell run --name half --nrtask 10 --memory 64M --cgroup-parent "/$parent" -- true
 	[ "$status" -eq 125 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "cell: run: --cgroup-parent /$parent: /sys/fs/cgroup/memory/$parent: No such file or directory" ]]
 	# The pids cgroup made before the failure is gone again.
-	[ -z "$(echo "$left" | grep -- '-half$' || true)" ]
+	[ -z "$(find "/sys/fs/cgroup/pids/$parent" -mindepth 1 -type d)" ]
+}
+
+@test "only the controllers a limit needs get a cgroup" {
+	cell_bg "$WORK/out" --name one --nrtask 10 -- sleep 30
+	wait_for "$STATE/one/state.json"
+	[ -d "$(jail_cgroup pids one)" ]
+	[ ! -e "$(jail_cgroup memory one)" ]
+	[ ! -e "$(jail_cgroup cpu one)" ]
 }
 
 @test "limits that cannot be right are one-line errors with exit 125" {

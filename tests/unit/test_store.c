@@ -79,8 +79,8 @@ static json_t *self_state(void)
 	unsigned long long start;
 
 	assert_int_equal(proc_start_time(getpid(), &start), 0);
-	return json_pack("{s:s, s:I, s:I}", "name", "x", "pid", (json_int_t)getpid(),
-			 "start_time", (json_int_t)start);
+	return json_pack("{s:s, s:I, s:I}", "name", "x", "pid", (json_int_t)getpid(), "start_time",
+			 (json_int_t)start);
 }
 
 static void create_write_read_remove_round_trip(void **state)
