@@ -159,6 +159,10 @@ static noreturn void child_main(const struct child_ctx *c)
 		if (tty_open_pair(&master, &slave, slave_path, sizeof(slave_path), &e) < 0 ||
 		    rootfs_bind_console(slave_path, &e) < 0)
 			child_fail(c, &e);
+		/* The size now, before the payload runs: set later by cell,
+		 * the change would raise a SIGWINCH the payload never asked
+		 * for. */
+		tty_copy_winsize(STDIN_FILENO, master);
 		if (tty_send_fd(c->sock, &m, sizeof(m), master) < 0) {
 			cell_err_set(&e, errno, "send the pty to cell");
 			child_fail(c, &e);
