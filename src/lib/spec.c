@@ -550,3 +550,119 @@ int spec_set_limit(struct jail_spec *s, const char *name, const char *value, str
 	}
 	return 0;
 }
+
+static int parse_bool(const char *key, const char *value, bool *out, struct cell_err *e)
+{
+	static const char *const yes[] = {"true", "yes", "on", "1"};
+	static const char *const no[] = {"false", "no", "off", "0"};
+
+	if (value == NULL) {
+		*out = true;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcmp(value, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcmp(value, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return cell_err_set(e, 0, "%s = %s: expected true or false", key, value);
+}
+
+static int set_str(char **field, const char *key, const char *value, struct cell_err *e)
+{
+	char *copy;
+
+	if (value == NULL)
+		return cell_err_set(e, 0, "%s: needs a value", key);
+	copy = strdup(value);
+	if (copy == NULL)
+		return cell_err_set(e, ENOMEM, "%s", key);
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+bool spec_param_is_list(const char *key)
+{
+	return strcmp(key, "bind") == 0 || strcmp(key, "env") == 0;
+}
+
+int spec_set_param(struct jail_spec *s, const char *key, const char *value, struct cell_err *e)
+{
+	static const char *const limits[] = {"nrtask",	"memory", "swap",   "cpus", "cpu_time",
+					     "memlock", "data",	  "nofile", "nice"};
+	bool b = false;
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (strcmp(key, limits[i]) == 0) {
+			if (value == NULL)
+				return cell_err_set(e, 0, "%s: needs a value", key);
+			return spec_set_limit(s, key, value, e);
+		}
+	if (strncmp(key, "allow.", 6) == 0) {
+		unsigned int before = s->allow;
+
+		if (parse_bool(key, value, &b, e) < 0 || spec_allow(s, key + 6, e) < 0)
+			return -1;
+		if (!b) /* allow.RULE = false: the rule holds */
+			for (unsigned int bit = 1; spec_allow_name(bit) != NULL; bit <<= 1)
+				if (strcmp(spec_allow_name(bit), key + 6) == 0)
+					s->allow = before & ~bit;
+		return 0;
+	}
+	if (strcmp(key, "name") == 0) {
+		if (value == NULL || !spec_valid_name(value))
+			return cell_err_set(e, 0,
+					    "name = %s: invalid name (1-%d characters of "
+					    "[A-Za-z0-9_.-], starting with a letter or digit)",
+					    value != NULL ? value : "", JAIL_NAME_MAX);
+		return set_str(&s->name, key, value, e);
+	}
+	if (strcmp(key, "host.hostname") == 0 || strcmp(key, "hostname") == 0)
+		return set_str(&s->hostname, key, value, e);
+	if (strcmp(key, "host.domainname") == 0 || strcmp(key, "domainname") == 0)
+		return set_str(&s->domainname, key, value, e);
+	if (strcmp(key, "path") == 0 || strcmp(key, "rootfs") == 0)
+		return set_str(&s->rootfs, key, value, e);
+	if (strcmp(key, "workdir") == 0)
+		return set_str(&s->workdir, key, value, e);
+	if (strcmp(key, "cgroup_parent") == 0)
+		return set_str(&s->cgroup_parent, key, value, e);
+	if (strcmp(key, "rw") == 0)
+		return parse_bool(key, value, &s->rw, e);
+	if (strcmp(key, "init") == 0)
+		return parse_bool(key, value, &s->init, e);
+	if (strcmp(key, "policy") == 0)
+		return parse_bool(key, value, &s->policy, e);
+	if (strcmp(key, "bind") == 0) {
+		if (value == NULL)
+			return cell_err_set(e, 0, "bind: needs a value");
+		return spec_add_bind(s, value, e);
+	}
+	if (strcmp(key, "env") == 0) {
+		if (value == NULL)
+			return cell_err_set(e, 0, "env: needs a value");
+		return spec_env_set(s, value, e);
+	}
+	if (strcmp(key, "user") == 0) {
+		if (value == NULL)
+			return cell_err_set(e, 0, "user: needs a value");
+		return spec_parse_user(s, value, e);
+	}
+	if (strcmp(key, "net") == 0) {
+		if (value != NULL && strcmp(value, "none") == 0)
+			s->net = JAIL_NET_NONE;
+		else if (value != NULL && strcmp(value, "host") == 0)
+			s->net = JAIL_NET_HOST;
+		else
+			return cell_err_set(e, 0, "net = %s: expected none or host",
+					    value != NULL ? value : "");
+		return 0;
+	}
+	return cell_err_set(e, 0, "unknown parameter \"%s\"", key);
+}

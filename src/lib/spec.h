@@ -127,4 +127,17 @@ const char *spec_allow_name(unsigned int bit);
  * memlock, data, nofile, nice) from its text value. */
 int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e);
 
+/*
+ * Sets one jail parameter by its name, as a jail file and `cell set`
+ * spell it (docs/cell.conf.5): name, host.hostname (hostname),
+ * host.domainname (domainname), path (rootfs), rw, bind, env, workdir,
+ * user, net, init, policy, allow.RULE, the limits (nrtask, memory, swap,
+ * cpus, cpu_time, memlock, data, nofile, nice) and cgroup_parent.  VALUE
+ * NULL is a boolean parameter given bare ("init;"): true.  List
+ * parameters (bind, env) add one element per call.
+ */
+int spec_set_param(struct jail_spec *s, const char *key, const char *value, struct cell_err *e);
+/* True when KEY names a list parameter (bind, env): += is allowed. */
+bool spec_param_is_list(const char *key);
+
 #endif
