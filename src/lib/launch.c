@@ -483,7 +483,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		return -1;
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		goto out;
-	if (store_jail_create(rootfd, s->name, &jail, e) < 0)
+	if (store_jail_create(rootfd, s->name, NULL, NULL, &jail, e) < 0)
 		goto out;
 	if (cgroup_create(&cg, s, state_root, e) < 0)
 		goto out;

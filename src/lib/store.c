@@ -18,6 +18,7 @@
 #include "proc.h"
 
 #define STATE_FILE "state.json"
+#define JID_PATH_MAX 96 /* "NAME/jid" with NAME at most 64 bytes */
 
 /* A jail's directory name: not hidden (temporaries start with '.'),
  * no '/'. */
@@ -116,9 +117,20 @@ static bool jail_alive(int dirfd)
 	return alive;
 }
 
-/* Removes NAME when it is the leftover of a dead jail.  0: removed (or
- * already gone), -1 with errno EEXIST: in use. */
-static int reap_stale(int rootfd, const char *name)
+/* The default reaper: a directory whose record is missing (a creator's
+ * crash before its first write) or names a dead process may go. */
+static int reap_dead(int rootfd, int dirfd, const char *name, void *ctx)
+{
+	if (jail_alive(dirfd)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes NAME when REAP lets it go.  0: removed (or already gone), -1
+ * with errno EEXIST: in use. */
+static int reap_stale(int rootfd, const char *name, store_reap_fn reap, void *ctx)
 {
 	cleanup_close int fd =
 		openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -130,10 +142,8 @@ static int reap_stale(int rootfd, const char *name)
 			errno = EEXIST;
 		return -1;
 	}
-	if (jail_alive(fd)) {
-		errno = EEXIST;
+	if ((reap != NULL ? reap : reap_dead)(rootfd, fd, name, ctx) < 0)
 		return -1;
-	}
 	if (empty_dir(fd) < 0)
 		return -1;
 	if (unlinkat(rootfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
@@ -141,12 +151,103 @@ static int reap_stale(int rootfd, const char *name)
 	return 0;
 }
 
-int store_jail_create(int rootfd, const char *name, struct store_jail *j, struct cell_err *e)
+static int read_jid(int rootfd, const char *entry)
 {
+	char path[JID_PATH_MAX], buf[16];
+	cleanup_close int fd = -1;
+	ssize_t n;
+
+	if (snprintf(path, sizeof(path), "%s/jid", entry) >= (int)sizeof(path))
+		return -1;
+	fd = openat(rootfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+/* Under the root's lock: the lowest JID >= 1 that no directory holds.
+ * A creator's temporary directory found here is a crashed creator's
+ * leftover (creators rename or remove theirs before they unlock) and is
+ * removed. */
+static int next_jid(int rootfd, const char *mine)
+{
+	cleanup_close int dup = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	unsigned char *used = NULL;
+	size_t cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int jid;
+
+	if (dup < 0)
+		return -1;
+	d = fdopendir(dup);
+	if (d == NULL)
+		return -1;
+	take_fd(&dup);
+	while ((de = readdir(d)) != NULL) {
+		int n;
+
+		if (strncmp(de->d_name, ".new-", 5) == 0 && strcmp(de->d_name, mine) != 0) {
+			int fd = openat(rootfd, de->d_name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0) {
+				empty_dir(fd);
+				close(fd);
+			}
+			unlinkat(rootfd, de->d_name, AT_REMOVEDIR);
+			continue;
+		}
+		if (!store_valid_entry(de->d_name) || (n = read_jid(rootfd, de->d_name)) <= 0)
+			continue;
+		if ((size_t)n >= cap) {
+			size_t ncap = (size_t)n * 2 + 64;
+			unsigned char *nu = realloc(used, ncap);
+
+			if (nu == NULL) {
+				free(used);
+				closedir(d);
+				return -1;
+			}
+			memset(nu + cap, 0, ncap - cap);
+			used = nu;
+			cap = ncap;
+		}
+		used[n] = 1;
+	}
+	closedir(d);
+	for (jid = 1; (size_t)jid < cap && used[jid]; jid++)
+		;
+	free(used);
+	return jid;
+}
+
+static int write_jid(int rootfd, const char *tmp, int jid)
+{
+	char path[JID_PATH_MAX], buf[16];
+	cleanup_close int fd = -1;
+	int len = snprintf(buf, sizeof(buf), "%d\n", jid);
+
+	snprintf(path, sizeof(path), "%s/jid", tmp);
+	fd = openat(rootfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	return write(fd, buf, (size_t)len) == len ? 0 : -1;
+}
+
+int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ctx,
+		      struct store_jail *j, struct cell_err *e)
+{
+	cleanup_close int rootlock = -1;
 	char tmp[64] = "";
 	unsigned int r;
 
 	j->dirfd = -1;
+	j->locked = false;
+	j->jid = 0;
 	j->name = strdup(name);
 	if (j->name == NULL)
 		return cell_err_set(e, ENOMEM, "jail %s", name);
@@ -155,6 +256,13 @@ int store_jail_create(int rootfd, const char *name, struct store_jail *j, struct
 		goto fail;
 	}
 	snprintf(tmp, sizeof(tmp), ".new-%d-%08x", (int)getpid(), r);
+	/* JIDs are handed out under the root's lock, held from the choice
+	 * until the name is in place (or the attempt undone). */
+	rootlock = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	if (rootlock < 0 || flock(rootlock, LOCK_EX) < 0) {
+		cell_err_set(e, errno, "jail %s: lock the state root", name);
+		goto fail;
+	}
 	if (mkdirat(rootfd, tmp, 0700) < 0) {
 		cell_err_set(e, errno, "jail %s: create state directory", name);
 		goto fail;
@@ -164,14 +272,26 @@ int store_jail_create(int rootfd, const char *name, struct store_jail *j, struct
 		cell_err_set(e, errno, "jail %s: lock state directory", name);
 		goto fail;
 	}
+	j->locked = true;
 	for (int tries = 0; tries < 3; tries++) {
-		if (renameat2(rootfd, tmp, rootfd, name, RENAME_NOREPLACE) == 0)
+		if (renameat2(rootfd, tmp, rootfd, name, RENAME_NOREPLACE) == 0) {
+			/* The name is ours now: only then a JID, so that a
+			 * name in use costs no scan. */
+			j->jid = next_jid(rootfd, tmp);
+			if (j->jid < 0 || write_jid(rootfd, name, j->jid) < 0) {
+				cell_err_set(e, errno, "jail %s: assign a jid", name);
+				empty_dir(j->dirfd);
+				unlinkat(rootfd, name, AT_REMOVEDIR);
+				store_jail_close(j);
+				return -1;
+			}
 			return 0;
+		}
 		if (errno != EEXIST && errno != ENOTEMPTY) {
 			cell_err_set(e, errno, "jail %s: create state directory", name);
 			goto fail;
 		}
-		if (reap_stale(rootfd, name) < 0) {
+		if (reap_stale(rootfd, name, reap, ctx) < 0) {
 			if (errno == EEXIST)
 				cell_err_set(e, 0, "jail %s: name already in use", name);
 			else
@@ -182,9 +302,139 @@ int store_jail_create(int rootfd, const char *name, struct store_jail *j, struct
 	cell_err_set(e, EEXIST, "jail %s: create state directory", name);
 fail:
 	/* Only the temporary name can exist here: never remove NAME. */
-	unlinkat(rootfd, tmp, AT_REMOVEDIR);
+	if (tmp[0] != '\0')
+		unlinkat(rootfd, tmp, AT_REMOVEDIR);
 	store_jail_close(j);
 	return -1;
+}
+
+/* True when DIRFD is still the directory named NAME in the root. */
+static bool still_named(int rootfd, int dirfd, const char *name)
+{
+	struct stat a, b;
+
+	return fstat(dirfd, &a) == 0 && fstatat(rootfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int store_jail_open(int rootfd, const char *name, struct store_jail *j, struct cell_err *e)
+{
+	j->dirfd = -1;
+	j->locked = false;
+	j->jid = 0;
+	j->name = NULL;
+	if (!store_valid_entry(name))
+		return cell_err_set(e, ENOENT, "jail %s", name);
+	j->name = strdup(name);
+	if (j->name == NULL)
+		return cell_err_set(e, ENOMEM, "jail %s", name);
+	for (;;) {
+		int fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int r;
+
+		if (fd < 0) {
+			cell_err_set(e, errno == ENOTDIR ? ENOENT : errno, "jail %s", name);
+			store_jail_close(j);
+			return -1;
+		}
+		do
+			r = flock(fd, LOCK_EX);
+		while (r < 0 && errno == EINTR);
+		if (r < 0) {
+			cell_err_set(e, errno, "jail %s: lock", name);
+			close(fd);
+			store_jail_close(j);
+			return -1;
+		}
+		/* Removed (and perhaps made again) while we waited. */
+		if (!still_named(rootfd, fd, name)) {
+			close(fd);
+			continue;
+		}
+		j->dirfd = fd;
+		j->locked = true;
+		j->jid = read_jid(rootfd, name);
+		return 0;
+	}
+}
+
+void store_jail_unlock(struct store_jail *j)
+{
+	if (j->dirfd >= 0 && j->locked)
+		flock(j->dirfd, LOCK_UN);
+	j->locked = false;
+}
+
+int store_jail_relock(int rootfd, struct store_jail *j)
+{
+	int r;
+
+	do
+		r = flock(j->dirfd, LOCK_EX);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	j->locked = true;
+	if (!still_named(rootfd, j->dirfd, j->name)) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e)
+{
+	cleanup_close int dup = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	char **v = NULL;
+	size_t len = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*names = NULL;
+	*n = 0;
+	if (dup < 0)
+		return cell_err_set(e, errno, "read the state root");
+	d = fdopendir(dup);
+	if (d == NULL)
+		return cell_err_set(e, errno, "read the state root");
+	take_fd(&dup);
+	while ((de = readdir(d)) != NULL) {
+		if (!store_valid_entry(de->d_name) || de->d_type != DT_DIR)
+			continue;
+		if (len == cap) {
+			char **nv = realloc(v, (cap = cap * 2 + 16) * sizeof(*v));
+
+			if (nv == NULL)
+				goto oom;
+			v = nv;
+		}
+		v[len] = strdup(de->d_name);
+		if (v[len] == NULL)
+			goto oom;
+		len++;
+	}
+	closedir(d);
+	if (len > 0)
+		qsort(v, len, sizeof(*v), cmp_names);
+	*names = v;
+	*n = len;
+	return 0;
+oom:
+	closedir(d);
+	store_names_free(v, len);
+	return cell_err_set(e, ENOMEM, "read the state root");
+}
+
+void store_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e)
@@ -258,7 +508,10 @@ int store_jail_remove(int rootfd, struct store_jail *j, struct cell_err *e)
 {
 	int ret = 0;
 
-	if (empty_dir(j->dirfd) < 0)
+	/* Removed by another command while we did not hold the lock. */
+	if (!still_named(rootfd, j->dirfd, j->name))
+		;
+	else if (empty_dir(j->dirfd) < 0)
 		ret = cell_err_set(e, errno, "jail %s: remove state", j->name);
 	else if (unlinkat(rootfd, j->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		ret = cell_err_set(e, errno, "jail %s: remove state directory", j->name);
@@ -271,6 +524,7 @@ void store_jail_close(struct store_jail *j)
 	if (j->dirfd >= 0)
 		close(j->dirfd);
 	j->dirfd = -1;
+	j->locked = false;
 	free(j->name);
 	j->name = NULL;
 }

@@ -2,6 +2,9 @@
  * store.h - the state store: one directory per jail under the state root.
  *
  *   <root>/<name>/state.json   the jail's record, replaced atomically
+ *   <root>/<name>/jid          its JID, written before the name appears
+ *   <root>/<name>/log          a detached jail's stdout and stderr
+ *   <root>/<name>/exit         its exit status, written by the --init reaper
  *
  * Every operation on a jail holds an flock on its directory.  A new
  * jail's directory is made under a temporary name, locked, and renamed
@@ -21,15 +24,41 @@
 struct store_jail {
 	int dirfd; /* the jail's directory, flocked (LOCK_EX) */
 	char *name;
+	int jid;     /* small integer, unique among the root's jails */
+	bool locked; /* dirfd holds the flock */
 };
+
+/* Called by store_jail_create() on the locked directory DIRFD of an
+ * existing jail NAME: 0 when it was removed (the name is free again),
+ * -1 with errno EEXIST when the jail is still there. */
+typedef int (*store_reap_fn)(int rootfd, int dirfd, const char *name, void *ctx);
 
 /* Opens (creating, mode 0700) the state root. */
 int store_open_root(const char *root, int *rootfd, struct cell_err *e);
 
-/* Creates and locks the directory of a new jail NAME.  A name held by a
- * live jail is an error (errno EEXIST); the leftovers of a dead one are
- * removed first. */
-int store_jail_create(int rootfd, const char *name, struct store_jail *j, struct cell_err *e);
+/* Creates and locks the directory of a new jail NAME, with the lowest
+ * JID no other directory holds.  A name in use is an error (errno
+ * EEXIST): REAP decides whether an existing jail's directory may go (NULL:
+ * only when its record is missing or names a dead process). */
+int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ctx,
+		      struct store_jail *j, struct cell_err *e);
+
+/* Opens and locks (LOCK_EX, waiting) the directory of existing jail
+ * NAME; the lock is taken on the directory that still holds the name, so
+ * a jail removed and made again meanwhile is never mistaken for the old
+ * one.  errno ENOENT when there is no such jail. */
+int store_jail_open(int rootfd, const char *name, struct store_jail *j, struct cell_err *e);
+
+/* Releases the lock but keeps the directory open. */
+void store_jail_unlock(struct store_jail *j);
+/* Takes the lock again; -1 with errno ENOENT when the directory has been
+ * removed (or replaced) while unlocked. */
+int store_jail_relock(int rootfd, struct store_jail *j);
+
+/* Names of the jails in the root, sorted; *n of them.  The array and its
+ * strings are heap copies (store_names_free()). */
+int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e);
+void store_names_free(char **names, size_t n);
 
 /* Replaces state.json with STATE (write to a temporary file, rename). */
 int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e);
@@ -42,7 +71,8 @@ json_t *store_jail_read(struct store_jail *j);
  * one.  NULL with errno ENOENT when there is no such jail. */
 json_t *store_jail_peek(int rootfd, const char *name);
 
-/* Removes the jail's directory and releases it. */
+/* Removes the jail's directory (if it still holds the name) and
+ * releases it. */
 int store_jail_remove(int rootfd, struct store_jail *j, struct cell_err *e);
 
 /* Releases the lock and descriptor without removing anything. */

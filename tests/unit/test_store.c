@@ -91,7 +91,7 @@ static void create_write_read_remove_round_trip(void **state)
 	char dir[256];
 	int rootfd = test_root("trip", dir, sizeof(dir));
 
-	assert_int_equal(store_jail_create(rootfd, "web", &j, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "web", NULL, NULL, &j, &e), 0);
 	st = self_state();
 	assert_int_equal(store_jail_write(&j, st, &e), 0);
 	back = store_jail_read(&j);
@@ -112,16 +112,16 @@ static void a_live_name_cannot_be_created_twice(void **state)
 	char dir[256];
 	int rootfd = test_root("dup", dir, sizeof(dir));
 
-	assert_int_equal(store_jail_create(rootfd, "dup", &a, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "dup", NULL, NULL, &a, &e), 0);
 	st = self_state();
 	store_jail_write(&a, st, &e);
 	json_decref(st);
 	/* Locked by a: in use. */
-	assert_int_equal(store_jail_create(rootfd, "dup", &b, &e), -1);
+	assert_int_equal(store_jail_create(rootfd, "dup", NULL, NULL, &b, &e), -1);
 	assert_non_null(strstr(e.msg, "already in use"));
 	/* Unlocked, but the recorded pid (ours) still runs: in use too. */
 	flock(a.dirfd, LOCK_UN);
-	assert_int_equal(store_jail_create(rootfd, "dup", &b, &e), -1);
+	assert_int_equal(store_jail_create(rootfd, "dup", NULL, NULL, &b, &e), -1);
 	assert_non_null(strstr(e.msg, "already in use"));
 	assert_int_equal(store_jail_remove(rootfd, &a, &e), 0);
 	/* The failed attempts left no temporary directory. */
@@ -153,7 +153,7 @@ static void a_dead_jails_leftovers_are_reclaimed(void **state)
 	st = json_pack("{s:I, s:I}", "pid", (json_int_t)pid, "start_time", (json_int_t)start);
 	assert_int_equal(json_dump_file(st, path, 0), 0);
 	json_decref(st);
-	assert_int_equal(store_jail_create(rootfd, "old", &j, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "old", NULL, NULL, &j, &e), 0);
 	/* The reclaimed directory starts empty. */
 	assert_null(store_jail_read(&j));
 	assert_int_equal(store_jail_remove(rootfd, &j, &e), 0);
