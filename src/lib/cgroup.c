@@ -439,8 +439,8 @@ static int apply_v2(const struct cgroup *cg, const struct jail_limits *l, struct
 	return 0;
 }
 
-static int create_v1(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
-		     struct cell_err *e)
+static int plan_v1(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
+		   struct cell_err *e)
 {
 	cleanup_free char *own_text = read_all("/proc/self/cgroup");
 	cleanup_free char *mounts = read_all("/proc/self/mountinfo");
@@ -474,13 +474,9 @@ static int create_v1(struct cgroup *cg, const struct jail_spec *s, const char *l
 				       : cell_err_set(e, errno, "cgroup %s", pdir);
 		if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 			return cell_err_set(e, ENOMEM, "cgroup");
-		if (make_dir(dir, e) < 0) {
-			free(dir);
-			return -1;
-		}
 		cg->dir[c] = dir;
 	}
-	return apply_v1(cg, &s->limits, e);
+	return 0;
 }
 
 /* The controllers a v2 jail needs must be enabled for the children of
@@ -509,8 +505,8 @@ static int enable_v2(const char *pdir, unsigned int want, struct cell_err *e)
 	return 0;
 }
 
-static int create_v2(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
-		     struct cell_err *e)
+static int plan_v2(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
+		   struct cell_err *e)
 {
 	cleanup_free char *own_text = read_all("/proc/self/cgroup");
 	cleanup_free char *own = NULL, *parent = NULL, *pdir = NULL;
@@ -528,18 +524,47 @@ static int create_v2(struct cgroup *cg, const struct jail_spec *s, const char *l
 	if (access(pdir, F_OK) < 0)
 		return cell_err_set(e, errno, "--cgroup-parent %s: %s",
 				    s->cgroup_parent ? s->cgroup_parent : own, pdir);
-	if (enable_v2(pdir, wanted_ctrls(s), e) < 0)
-		return -1;
 	if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 		return cell_err_set(e, ENOMEM, "cgroup");
-	if (make_dir(dir, e) < 0) {
-		free(dir);
-		return -1;
-	}
 	cg->dir[0] = dir;
-	cg->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+/* Forgets the planned directories from controller FROM on: they were
+ * not made, and a cgroup cell did not make is never removed. */
+static void forget_from(struct cgroup *cg, int from)
+{
+	for (int c = from; c < CGROUP_NCTRL; c++) {
+		free(cg->dir[c]);
+		cg->dir[c] = NULL;
+	}
+}
+
+/* Makes the planned directories and writes the limits. */
+static int make_planned(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e)
+{
+	if (cg->layout == CGROUP_V1) {
+		for (int c = 0; c < CGROUP_NCTRL; c++)
+			if (cg->dir[c] != NULL && make_dir(cg->dir[c], e) < 0) {
+				forget_from(cg, c);
+				return -1;
+			}
+		return apply_v1(cg, &s->limits, e);
+	}
+	{
+		cleanup_free char *pdir = strdup(cg->dir[0]);
+
+		if (pdir == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup");
+		*strrchr(pdir, '/') = '\0';
+		if (enable_v2(pdir, wanted_ctrls(s), e) < 0 || make_dir(cg->dir[0], e) < 0) {
+			forget_from(cg, 0);
+			return -1;
+		}
+	}
+	cg->fd = open(cg->dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg->fd < 0)
-		return cell_err_set(e, errno, "open cgroup %s", dir);
+		return cell_err_set(e, errno, "open cgroup %s", cg->dir[0]);
 	return apply_v2(cg, &s->limits, e);
 }
 
@@ -567,12 +592,10 @@ static int leaf_name(const char *state_root, const char *name, char *out, size_t
 	return snprintf(out, size, "cell-%08x-%s", h, name) < (int)size ? 0 : -1;
 }
 
-int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
-		  struct cell_err *e)
+int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
+		struct cell_err *e)
 {
 	char leaf[JAIL_NAME_MAX + 16];
-
-	struct cell_err ignored;
 	int ret;
 
 	cgroup_init(cg);
@@ -584,10 +607,31 @@ int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *stat
 		cg->layout = CGROUP_NONE;
 		return -1;
 	}
-	ret = cg->layout == CGROUP_V2 ? create_v2(cg, s, leaf, e) : create_v1(cg, s, leaf, e);
+	ret = cg->layout == CGROUP_V2 ? plan_v2(cg, s, leaf, e) : plan_v1(cg, s, leaf, e);
 	if (ret < 0)
-		cgroup_destroy(cg, &ignored);
+		cgroup_release(cg);
 	return ret;
+}
+
+int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e)
+{
+	struct cell_err ignored;
+
+	if (cg->layout == CGROUP_NONE)
+		return 0;
+	if (make_planned(cg, s, e) < 0) {
+		cgroup_destroy(cg, &ignored);
+		return -1;
+	}
+	return 0;
+}
+
+int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
+		  struct cell_err *e)
+{
+	if (cgroup_plan(cg, s, state_root, e) < 0)
+		return -1;
+	return cgroup_make(cg, s, e);
 }
 
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e)

@@ -50,6 +50,14 @@ bool cgroup_wanted(const struct jail_spec *s);
 int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
 		  struct cell_err *e);
 
+/* The same in two steps, so that the directories can be recorded before
+ * any exists: cgroup_plan() only names them (cg->dir), cgroup_make()
+ * creates them and writes the limits (on failure removing what it made;
+ * cg is then released). */
+int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
+		struct cell_err *e);
+int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e);
+
 /* v1: moves PID (the jail's first process, still waiting) in.  v2 jails
  * are cloned straight into their cgroup and need nothing. */
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e);

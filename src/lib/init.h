@@ -15,8 +15,9 @@ void init_forwarded_signals(sigset_t *set);
  * Runs as pid 1 of the jail with FORWARD (plus SIGCHLD) blocked: relays
  * each forwarded signal to PAYLOAD, reaps every orphan the jail's
  * processes leave, and exits with the payload's status (128+N when the
- * payload was killed by signal N).
+ * payload was killed by signal N), which it first writes in decimal to
+ * STATUS_FD unless that is -1.
  */
-noreturn void init_reap(pid_t payload, const sigset_t *forward);
+noreturn void init_reap(pid_t payload, const sigset_t *forward, int status_fd);
 
 #endif

@@ -49,6 +49,7 @@
 
 #include "cgroup.h"
 #include "init.h"
+#include "jail.h"
 #include "policy.h"
 #include "rlimit.h"
 #include "ns.h"
@@ -79,6 +80,8 @@ struct child_ctx {
 	struct policy policy; /* compiled before the clone */
 	char *attach;	      /* where the new root is attached: the state dir */
 	int sock;	      /* child end of the channel */
+	int log_fd;	      /* detached: the log file, for stdout and stderr */
+	int exit_fd;	      /* detached --init: the reaper writes the status here */
 	sigset_t parent;      /* the signal mask to restore before execve */
 	mode_t umask;
 };
@@ -104,27 +107,42 @@ static void redirect_stdio_to_null(void)
 	close(fd);
 }
 
-/* Puts the child in its cgroups before it does anything else: on v1 the
- * parent moves it while it waits here.  Its cgroup namespace is made only
- * then, so that the jail's cgroup is the namespace's root. */
-static void child_enter_cgroup(const struct child_ctx *c, struct cell_err *e)
+/* The child waits for "go" before it does anything else: by then the
+ * parent has moved it into its cgroups (v1) and recorded its pid, so
+ * that a jail is never running unrecorded.  Its cgroup namespace is made
+ * only then, so that the jail's cgroup is the namespace's root. */
+static void child_wait_go(const struct child_ctx *c, struct cell_err *e)
 {
 	char go;
 	ssize_t n;
 
+	do
+		n = recv(c->sock, &go, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(CELL_EXIT_ERROR); /* cell failed, and says why */
 	if (c->cgroup->layout == CGROUP_NONE)
 		return;
-	if (c->cgroup->layout == CGROUP_V1) {
-		do
-			n = recv(c->sock, &go, 1, 0);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(CELL_EXIT_ERROR); /* cell failed, and says why */
-	}
 	if (unshare(CLONE_NEWCGROUP) < 0) {
 		cell_err_set(e, errno, "unshare the cgroup namespace");
 		child_fail(c, e);
 	}
+}
+
+/* A detached jail's stdio: stdin /dev/null, stdout and stderr the log
+ * unless the caller redirected them to a file of its own. */
+static int detach_stdio(const struct child_ctx *c, struct cell_err *e)
+{
+	const struct jail_spec *s = c->spec;
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
+		return cell_err_set(e, errno, "stdin from /dev/null");
+	close(null);
+	if ((!s->keep_stdout && dup2(c->log_fd, STDOUT_FILENO) < 0) ||
+	    (!s->keep_stderr && dup2(c->log_fd, STDERR_FILENO) < 0))
+		return cell_err_set(e, errno, "stdout and stderr to the log");
+	return 0;
 }
 
 static noreturn void child_main(const struct child_ctx *c)
@@ -148,7 +166,7 @@ static noreturn void child_main(const struct child_ctx *c)
 		cell_err_set(&e, errno, "setsid");
 		child_fail(c, &e);
 	}
-	child_enter_cgroup(c, &e);
+	child_wait_go(c, &e);
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
 	if (rootfs_setup(s, c->attach, &e) < 0 || cgroup_mount_jail(c->cgroup, &e) < 0)
@@ -191,16 +209,21 @@ static noreturn void child_main(const struct child_ctx *c)
 			 * jail could reach the host through /proc/1/fd
 			 * (CVE-2024-21626).  The payload's exec closes the
 			 * channel's last copy. */
-			syscall(SYS_close_range, 3U, ~0U, 0U);
+			if (c->exit_fd >= 0 && c->exit_fd != 3 && dup2(c->exit_fd, 3) < 0)
+				_exit(CELL_EXIT_ERROR);
+			syscall(SYS_close_range, c->exit_fd >= 0 ? 4U : 3U, ~0U, 0U);
 			/* Its /proc/1/exe is cell's binary on the host, reachable
 			 * through the magic link (CVE-2019-5736's way in): not
 			 * dumpable, /proc/1 is closed to processes without
 			 * CAP_SYS_PTRACE, which no jail has. */
 			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-			if (slave >= 0)
+			if (slave >= 0 || s->detach)
 				redirect_stdio_to_null(); /* keep no host terminal */
+			/* A detached jail outlives its cell. */
+			if (s->detach)
+				prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
 			init_forwarded_signals(&fwd);
-			init_reap(pid, &fwd);
+			init_reap(pid, &fwd, c->exit_fd >= 0 ? 3 : -1);
 		}
 	}
 	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)
@@ -210,9 +233,15 @@ static noreturn void child_main(const struct child_ctx *c)
 	    process_set_workdir(s, &e) < 0)
 		child_fail(c, &e);
 	umask(c->umask);
+	if (s->detach && detach_stdio(c, &e) < 0)
+		child_fail(c, &e);
 	if (process_close_fds(&e) < 0)
 		child_fail(c, &e);
 	sigprocmask(SIG_SETMASK, &c->parent, NULL);
+	/* A detached jail outlives its cell, from its exec on: before, a
+	 * cell killed mid-start takes the unfinished jail with it. */
+	if (s->detach && !s->init)
+		prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
 	process_exec(s, &e);
 	child_fail(c, &e);
 }
@@ -401,24 +430,52 @@ static json_t *allow_json(unsigned int allow)
 	return a;
 }
 
-/* state.json: what `cell inspect` (and later `cell ls`) shows. */
+static json_t *argv_json(char *const *argv)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && argv != NULL && argv[i] != NULL; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	return a;
+}
+
+static json_t *user_json(const struct jail_spec *s)
+{
+	char buf[32];
+
+	if (!s->has_user)
+		return json_null();
+	if (s->has_gid)
+		snprintf(buf, sizeof(buf), "%u:%u", (unsigned)s->uid, (unsigned)s->gid);
+	else
+		snprintf(buf, sizeof(buf), "%u", (unsigned)s->uid);
+	return json_string(buf);
+}
+
+/* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read.
+ * PHASE is "creating" (PID is then cell's own: a record that outlives
+ * its creator names the cgroups to remove) or "running". */
 static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, pid_t pid,
-			    unsigned long long start)
+			    unsigned long long start, int jid, time_t created, const char *phase)
 {
 	json_t *cgj = cgroup_to_json(cg);
 
-	return json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s?, s:s, s:b, s:I, s:s, s:b, s:o, s:o, "
-			 "s:o}",
-			 "name", s->name, "pid", (json_int_t)pid, "start_time", (json_int_t)start,
-			 "hostname", s->hostname, "domainname", s->domainname, "rootfs", s->rootfs,
-			 "net", s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init,
-			 "created", (json_int_t)time(NULL), "state", "running", "policy", s->policy,
-			 "allow", allow_json(s->allow), "limits", limits_json(&s->limits), "cgroup",
-			 cgj != NULL ? cgj : json_null());
+	return json_pack("{s:s, s:i, s:I, s:I, s:s, s:s?, s:s?, s:s?, s:s, s:b, s:I, s:s, s:b, "
+			 "s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:s?, s:s?}",
+			 "name", s->name, "jid", jid, "pid", (json_int_t)pid, "start_time",
+			 (json_int_t)start, "hostname", s->hostname, "domainname", s->domainname,
+			 "rootfs", s->rootfs, "workdir", s->workdir, "net",
+			 s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init, "created",
+			 (json_int_t)created, "state", phase, "policy", s->policy, "allow",
+			 allow_json(s->allow), "limits", limits_json(&s->limits), "cgroup",
+			 cgj != NULL ? cgj : json_null(), "detach", s->detach, "autoremove",
+			 !s->detach || s->autoremove, "command", argv_json(s->argv), "user",
+			 user_json(s), "cgroup_parent", s->cgroup_parent, "rw_root",
+			 s->rw ? "yes" : NULL);
 }
 
 static int record_state(struct store_jail *j, const struct jail_spec *s, const struct cgroup *cg,
-			pid_t pid, struct cell_err *e)
+			pid_t pid, time_t created, const char *phase, struct cell_err *e)
 {
 	unsigned long long start;
 	json_t *st;
@@ -427,7 +484,7 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, const s
 	if (proc_start_time(pid, &start) < 0)
 		return cell_err_set(e, errno, "jail %s: read start time of pid %d", s->name,
 				    (int)pid);
-	st = state_record(s, cg, pid, start);
+	st = state_record(s, cg, pid, start, j->jid, created, phase);
 	if (st == NULL)
 		return cell_err_set(e, ENOMEM, "jail %s: state", s->name);
 	ret = store_jail_write(j, st, e);
@@ -435,16 +492,44 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, const s
 	return ret;
 }
 
-/* v1: the child waits for this before it starts; v2 needs nothing. */
+/* The child waits for "go": by then it is in its cgroups (v1: moved
+ * here) and recorded. */
 static int start_child(const struct run *r, const struct cgroup *cg, struct cell_err *e)
 {
-	if (cg->layout != CGROUP_V1)
-		return 0;
-	if (cgroup_add_pid(cg, r->pid, e) < 0)
+	if (cg->layout == CGROUP_V1 && cgroup_add_pid(cg, r->pid, e) < 0)
 		return -1;
+	return 0;
+}
+
+static int send_go(const struct run *r, struct cell_err *e)
+{
 	if (send(r->sock, "g", 1, MSG_NOSIGNAL) != 1)
 		return cell_err_set(e, errno, "start the jail");
 	return 0;
+}
+
+/* Detached: waits until the command has been exec'd (end of file on the
+ * channel) or the child has reported its error. */
+static void wait_exec(struct run *r)
+{
+	while (r->sock >= 0) {
+		struct pollfd p = {.fd = r->sock, .events = POLLIN};
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		if (p.revents)
+			read_channel(r);
+	}
+}
+
+/* Opens FILE in the jail's state directory for the child. */
+static int open_jail_file(struct store_jail *j, const char *file, int flags, struct cell_err *e)
+{
+	int fd = openat(j->dirfd, file, flags | O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return cell_err_set(e, errno, "jail %s: open %s", j->name, file);
+	return fd;
 }
 
 /* Without cgroups of its own the jail gets its cgroup namespace from the
@@ -461,7 +546,7 @@ static unsigned long long clone_flags(const struct jail_spec *s, const struct cg
 int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
 {
 	struct cgroup cg;
-	struct child_ctx c = {.spec = s, .cgroup = &cg, .sock = -1};
+	struct child_ctx c = {.spec = s, .cgroup = &cg, .sock = -1, .log_fd = -1, .exit_fd = -1};
 	struct run r = {.spec = s,
 			.pid = -1,
 			.pidfd = -1,
@@ -474,7 +559,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	struct cell_err ignored;
 	sigset_t block;
 	int rootfd = -1, sv[2] = {-1, -1}, ret = -1;
-	bool masked = false;
+	bool masked = false, keep = false;
+	time_t created = time(NULL);
 
 	cgroup_init(&cg);
 	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
@@ -483,10 +569,21 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		return -1;
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		goto out;
-	if (store_jail_create(rootfd, s->name, NULL, NULL, &jail, e) < 0)
+	if (store_jail_create(rootfd, s->name, jail_reap_cb, NULL, &jail, e) < 0)
 		goto out;
-	if (cgroup_create(&cg, s, state_root, e) < 0)
+	/* Recorded before they exist: a cell killed from here on leaves a
+	 * record naming what to remove. */
+	if (cgroup_plan(&cg, s, state_root, e) < 0 ||
+	    record_state(&jail, s, &cg, getpid(), created, "creating", e) < 0 ||
+	    cgroup_make(&cg, s, e) < 0)
 		goto out;
+	if (s->detach) {
+		c.log_fd = open_jail_file(&jail, "log", O_APPEND, e);
+		if (c.log_fd < 0)
+			goto out;
+		if (s->init && (c.exit_fd = open_jail_file(&jail, "exit", O_TRUNC, e)) < 0)
+			goto out;
+	}
 	/* The jail's root is attached over its (empty) state directory, in
 	 * the jail's mount namespace only. */
 	if (asprintf(&c.attach, "%s/%s", state_root, s->name) < 0) {
@@ -529,12 +626,37 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	sv[0] = -1;
 	/* A jail's output may outlive a reader of ours; never die of it. */
 	signal(SIGPIPE, SIG_IGN);
-	if (start_child(&r, &cg, e) < 0 || record_state(&jail, s, &cg, r.pid, e) < 0) {
+	if (start_child(&r, &cg, e) < 0 ||
+	    record_state(&jail, s, &cg, r.pid, created, "running", e) < 0 || send_go(&r, e) < 0) {
 		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
 		supervise(&r);
 		goto out;
 	}
+	if (s->detach) {
+		wait_exec(&r);
+		if (r.failed) {
+			supervise(&r); /* reaps the child */
+			goto failed;
+		}
+		/* The jail lives on without us: its cgroups and state stay. */
+		keep = true;
+		*status = 0;
+		ret = 0;
+		if (s->autoremove &&
+		    jail_watch_remove(state_root, s->name, r.pid, r.pidfd, e) < 0)
+			ret = -1;
+		goto out;
+	}
+	/* Other commands (exec, set, stop) may take the jail while it runs. */
+	store_jail_unlock(&jail);
 	*status = supervise(&r);
+	if (store_jail_relock(rootfd, &jail) < 0) {
+		/* Removed meanwhile (cell rm -f): its cgroups went with it,
+		 * and a jail of the same name may own them now. */
+		keep = true;
+		store_jail_close(&jail);
+	}
+failed:
 	if (r.failed) {
 		e->errnum = r.err.errnum;
 		e->exit_code = r.err.exit_code;
@@ -555,8 +677,16 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (sv[i] >= 0)
 			close(sv[i]);
+	if (c.log_fd >= 0)
+		close(c.log_fd);
+	if (c.exit_fd >= 0)
+		close(c.exit_fd);
 	if (masked)
 		sigprocmask(SIG_SETMASK, &c.parent, NULL);
+	if (keep) {
+		cgroup_release(&cg);
+		store_jail_close(&jail);
+	}
 	if (cgroup_destroy(&cg, ret == 0 ? e : &ignored) < 0 && ret == 0)
 		ret = -1;
 	if (jail.dirfd >= 0) {

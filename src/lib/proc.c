@@ -12,6 +12,13 @@
 
 int proc_start_time(pid_t pid, unsigned long long *start)
 {
+	char state;
+
+	return proc_stat(pid, start, &state);
+}
+
+int proc_stat(pid_t pid, unsigned long long *start, char *state)
+{
 	char path[64], buf[1024];
 	const char *p;
 	ssize_t n;
@@ -31,6 +38,7 @@ int proc_start_time(pid_t pid, unsigned long long *start)
 	if (p == NULL)
 		return -1;
 	/* Field 3 (state) follows; start time is field 22, 19 fields later. */
+	*state = p[1] == ' ' ? p[2] : '?';
 	for (int field = 2; field < 22; field++) {
 		p = strchr(p + 1, ' ');
 		if (p == NULL)
@@ -61,6 +69,9 @@ int proc_read_text(const char *path, char *buf, size_t size)
 bool proc_alive(pid_t pid, unsigned long long start)
 {
 	unsigned long long now;
+	char state;
 
-	return pid > 0 && proc_start_time(pid, &now) == 0 && now == start;
+	/* A zombie has ended: it only waits for its parent to reap it. */
+	return pid > 0 && proc_stat(pid, &now, &state) == 0 && now == start && state != 'Z' &&
+	       state != 'X';
 }

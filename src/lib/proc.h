@@ -12,12 +12,14 @@
  * /proc/PID/stat); with the pid it names a process uniquely, so a
  * recycled pid is never mistaken for a jail.  -1 when PID is gone. */
 int proc_start_time(pid_t pid, unsigned long long *start);
+/* The same, and its state letter (field 3: R, S, Z...). */
+int proc_stat(pid_t pid, unsigned long long *start, char *state);
 
 /* Reads a small file (a /proc or cgroup file) into BUF, at most SIZE-1
  * bytes, NUL-terminated.  0, or -1 with errno. */
 int proc_read_text(const char *path, char *buf, size_t size);
 
-/* True when PID runs and started at START. */
+/* True when PID runs (not a zombie) and started at START. */
 bool proc_alive(pid_t pid, unsigned long long start);
 
 #endif

@@ -317,6 +317,25 @@ static bool still_named(int rootfd, int dirfd, const char *name)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+int store_jail_trylock(int rootfd, const char *name, struct store_jail *j)
+{
+	j->dirfd = -1;
+	j->locked = false;
+	j->jid = 0;
+	j->name = strdup(name);
+	if (j->name == NULL)
+		return -1;
+	j->dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (j->dirfd < 0 || flock(j->dirfd, LOCK_EX | LOCK_NB) < 0 ||
+	    !still_named(rootfd, j->dirfd, name)) {
+		store_jail_close(j);
+		return -1;
+	}
+	j->locked = true;
+	j->jid = read_jid(rootfd, name);
+	return 0;
+}
+
 int store_jail_open(int rootfd, const char *name, struct store_jail *j, struct cell_err *e)
 {
 	j->dirfd = -1;

@@ -49,6 +49,10 @@ int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ct
  * one.  errno ENOENT when there is no such jail. */
 int store_jail_open(int rootfd, const char *name, struct store_jail *j, struct cell_err *e);
 
+/* The same without waiting: -1 with errno EWOULDBLOCK when another
+ * command holds it. */
+int store_jail_trylock(int rootfd, const char *name, struct store_jail *j);
+
 /* Releases the lock but keeps the directory open. */
 void store_jail_unlock(struct store_jail *j);
 /* Takes the lock again; -1 with errno ENOENT when the directory has been

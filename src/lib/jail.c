@@ -1,0 +1,426 @@
+/*
+ * jail.c - named jails in the state store: open, list, stop, remove.
+ * See jail.h for the model (no daemon; the record and the kernel only).
+ */
+#include "jail.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cleanup.h"
+#include "proc.h"
+
+#define STOP_KILL_WAIT_MS 10000 /* after SIGKILL: the kernel is quick */
+
+static int pidfd_open_checked(pid_t pid, unsigned long long start)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	/* Checked again once the pidfd pins the process: a pid recycled
+	 * between the first look and the open is never taken for the jail. */
+	if (fd >= 0 && !proc_alive(pid, start)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int jail_read_exit(int dirfd)
+{
+	char buf[16];
+	int fd = openat(dirfd, "exit", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+/* What the record says about its pid 1.  A record still "creating" names
+ * its creator, whose lock we could take only if it died. */
+static bool record_running(const json_t *st, pid_t *pid, unsigned long long *start)
+{
+	json_int_t p = 0, t = 0;
+	const char *phase = json_string_value(json_object_get(st, "state"));
+
+	if (st == NULL || json_unpack((json_t *)st, "{s:I, s:I}", "pid", &p, "start_time", &t) < 0)
+		return false;
+	*pid = (pid_t)p;
+	*start = (unsigned long long)t;
+	if (phase != NULL && strcmp(phase, "stopped") == 0)
+		return false;
+	return proc_alive(*pid, *start);
+}
+
+static bool record_autoremove(const json_t *st)
+{
+	/* A directory without a record is a crashed creator's: it goes. */
+	return st == NULL || json_is_true(json_object_get(st, "autoremove"));
+}
+
+static bool is_stopped(const json_t *st)
+{
+	const char *phase = json_string_value(json_object_get(st, "state"));
+
+	return phase != NULL && strcmp(phase, "stopped") == 0;
+}
+
+int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
+{
+	struct cgroup cg;
+	json_t *rec;
+
+	if (j->state != NULL && cgroup_from_json(&cg, json_object_get(j->state, "cgroup"), e) == 0 &&
+	    cgroup_destroy(&cg, e) < 0)
+		return cell_err_prefix(e, "jail %s", j->dir.name);
+	if (remove || record_autoremove(j->state))
+		return store_jail_remove(rootfd, &j->dir, e);
+	rec = j->state;
+	if (is_stopped(rec) && json_is_null(json_object_get(rec, "cgroup")))
+		return 0; /* nothing changed since it was last marked */
+	json_object_set_new(rec, "state", json_string("stopped"));
+	json_object_set_new(rec, "cgroup", json_null());
+	if (json_object_get(rec, "stopped") == NULL)
+		json_object_set_new(rec, "stopped", json_integer((json_int_t)time(NULL)));
+	if (j->exit_status >= 0)
+		json_object_set_new(rec, "exit", json_integer(j->exit_status));
+	return store_jail_write(&j->dir, rec, e);
+}
+
+/* Fills J from its locked directory. */
+static int jail_load(int rootfd, struct jail *j, struct cell_err *e)
+{
+	unsigned long long start = 0;
+	pid_t pid = 0;
+
+	j->state = store_jail_read(&j->dir);
+	j->running = record_running(j->state, &pid, &start);
+	if (j->running) {
+		j->pidfd = pidfd_open_checked(pid, start);
+		j->running = j->pidfd >= 0;
+	}
+	j->pid = j->running ? pid : 0;
+	j->exit_status = jail_read_exit(j->dir.dirfd);
+	if (j->exit_status < 0 && j->state != NULL &&
+	    json_is_integer(json_object_get(j->state, "exit")))
+		j->exit_status = (int)json_integer_value(json_object_get(j->state, "exit"));
+	if (j->running)
+		return 0;
+	j->autoremove = record_autoremove(j->state);
+	if (j->autoremove)
+		return 0; /* the caller removes it */
+	return jail_release(rootfd, j, false, e);
+}
+
+int jail_open(int rootfd, const char *name, struct jail *j, struct cell_err *e)
+{
+	memset(j, 0, sizeof(*j));
+	j->pidfd = -1;
+	j->exit_status = -1;
+	j->dir.dirfd = -1;
+	if (store_jail_open(rootfd, name, &j->dir, e) < 0) {
+		if (e->errnum == ENOENT)
+			cell_err_set(e, ENOENT, "jail %s: no such jail", name);
+		return -1;
+	}
+	if (jail_load(rootfd, j, e) < 0) {
+		jail_close(j);
+		return -1;
+	}
+	return 0;
+}
+
+int jail_open_existing(int rootfd, const char *name, struct jail *j, struct cell_err *e)
+{
+	struct cell_err ignored;
+
+	if (jail_open(rootfd, name, j, e) < 0)
+		return -1;
+	if (!j->running && j->autoremove) {
+		jail_release(rootfd, j, true, &ignored);
+		jail_close(j);
+		return cell_err_set(e, ENOENT, "jail %s: no such jail", name);
+	}
+	return 0;
+}
+
+void jail_close(struct jail *j)
+{
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+	j->pidfd = -1;
+	json_decref(j->state);
+	j->state = NULL;
+	store_jail_close(&j->dir);
+}
+
+int jail_reap_cb(int rootfd, int dirfd, const char *name, void *ctx)
+{
+	struct jail j = {.pidfd = -1, .exit_status = -1, .dir = {.dirfd = dirfd, .locked = true}};
+	struct cell_err e;
+	int ret = 0;
+
+	j.dir.name = strdup(name);
+	if (j.dir.name == NULL)
+		return -1;
+	if (jail_load(rootfd, &j, &e) < 0 || j.running || !j.autoremove) {
+		errno = EEXIST;
+		ret = -1;
+	} else {
+		/* Only its cgroups: the store removes the directory. */
+		struct cgroup cg;
+
+		if (j.state != NULL &&
+		    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), &e) == 0 &&
+		    cgroup_destroy(&cg, &e) < 0) {
+			errno = EEXIST;
+			ret = -1;
+		}
+	}
+	if (j.pidfd >= 0)
+		close(j.pidfd);
+	json_decref(j.state);
+	free(j.dir.name);
+	return ret;
+}
+
+/* Waits up to MS milliseconds (-1: for ever) for the pidfd to say the
+ * process has ended; true when it has. */
+static bool wait_ended(int pidfd, int ms)
+{
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int left = ms, r;
+
+		if (ms >= 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			left = ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+					  (t.tv_nsec - t0.tv_nsec) / 1000000);
+			if (left < 0)
+				left = 0;
+		}
+		r = poll(&p, 1, left);
+		if (r > 0)
+			return true;
+		if (r == 0)
+			return false;
+		if (errno != EINTR)
+			return false;
+	}
+}
+
+static void kill_cgroup_v2(const json_t *st)
+{
+	const json_t *cgj = json_object_get(st, "cgroup");
+	const char *layout = json_string_value(json_object_get(cgj, "layout"));
+	const char *path = json_string_value(json_object_get(cgj, "path"));
+	cleanup_free char *file = NULL;
+	int fd;
+
+	if (layout == NULL || strcmp(layout, "v2") != 0 || path == NULL ||
+	    asprintf(&file, "%s/cgroup.kill", path) < 0)
+		return;
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* Fails on kernels before 5.14: the pid namespace's end does it. */
+	if (write(fd, "1", 1) < 0)
+		errno = 0;
+	close(fd);
+}
+
+int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
+{
+	if (!j->running)
+		return 0;
+	if (timeout > 0) {
+		if (syscall(SYS_pidfd_send_signal, j->pidfd, SIGTERM, NULL, 0) < 0 && errno != ESRCH)
+			return cell_err_set(e, errno, "jail %s: SIGTERM to pid %d", j->dir.name,
+					    (int)j->pid);
+		if (wait_ended(j->pidfd, timeout > 86400 ? 86400000 : timeout * 1000))
+			goto ended;
+	}
+	/* SIGKILL to pid 1 ends its pid namespace: the kernel kills every
+	 * other process of the jail, and none can escape by forking. */
+	if (syscall(SYS_pidfd_send_signal, j->pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+		return cell_err_set(e, errno, "jail %s: SIGKILL to pid %d", j->dir.name,
+				    (int)j->pid);
+	kill_cgroup_v2(j->state);
+	if (!wait_ended(j->pidfd, STOP_KILL_WAIT_MS))
+		return cell_err_set(e, ETIMEDOUT, "jail %s: pid %d did not end after SIGKILL",
+				    j->dir.name, (int)j->pid);
+	if (jail_read_exit(j->dir.dirfd) < 0)
+		j->exit_status = 128 + SIGKILL;
+ended:
+	j->running = false;
+	close(j->pidfd);
+	j->pidfd = -1;
+	if (jail_read_exit(j->dir.dirfd) >= 0)
+		j->exit_status = jail_read_exit(j->dir.dirfd);
+	return jail_release(rootfd, j, false, e);
+}
+
+int jail_remove(int rootfd, struct jail *j, bool force, struct cell_err *e)
+{
+	if (j->running && !force)
+		return cell_err_set(e, EBUSY,
+				    "jail %s: is running (cell stop it first, or cell rm -f)",
+				    j->dir.name);
+	if (j->running && jail_stop(rootfd, j, 0, e) < 0)
+		return -1;
+	return jail_release(rootfd, j, true, e);
+}
+
+/* ls's view of one jail, from its record, without its lock. */
+static json_t *list_entry(int rootfd, const char *name, bool *dead)
+{
+	json_t *st = store_jail_peek(rootfd, name);
+	unsigned long long start;
+	cleanup_close int dirfd = -1;
+	const char *phase;
+	pid_t pid;
+	int status;
+
+	*dead = false;
+	if (st == NULL)
+		return NULL;
+	phase = json_string_value(json_object_get(st, "state"));
+	if (record_running(st, &pid, &start)) {
+		if (phase == NULL || strcmp(phase, "creating") != 0)
+			json_object_set_new(st, "state", json_string("running"));
+		json_object_set_new(st, "exit", json_null());
+		return st;
+	}
+	*dead = phase == NULL || strcmp(phase, "stopped") != 0 || record_autoremove(st);
+	json_object_set_new(st, "state", json_string("stopped"));
+	json_object_set_new(st, "cgroup", json_null());
+	dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	status = dirfd >= 0 ? jail_read_exit(dirfd) : -1;
+	if (status >= 0)
+		json_object_set_new(st, "exit", json_integer(status));
+	else if (json_object_get(st, "exit") == NULL)
+		json_object_set_new(st, "exit", json_null());
+	return st;
+}
+
+/* A stopped jail seen by ls: released (or removed) now, unless another
+ * command holds it. */
+static bool tidy_stopped(int rootfd, const char *name)
+{
+	struct jail j = {.pidfd = -1, .exit_status = -1};
+	struct cell_err e;
+	bool removed = false;
+
+	if (store_jail_trylock(rootfd, name, &j.dir) < 0)
+		return false;
+	if (jail_load(rootfd, &j, &e) == 0 && !j.running && j.autoremove)
+		removed = jail_release(rootfd, &j, true, &e) == 0;
+	jail_close(&j);
+	return removed;
+}
+
+json_t *jail_list(int rootfd, bool all, struct cell_err *e)
+{
+	char **names;
+	size_t n;
+	json_t *list = json_array();
+
+	if (list == NULL)
+		return cell_err_set(e, ENOMEM, "list"), NULL;
+	if (store_list(rootfd, &names, &n, e) < 0) {
+		json_decref(list);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool dead;
+		json_t *st = list_entry(rootfd, names[i], &dead);
+
+		if (st == NULL)
+			continue; /* being made, or a crashed creator's: not a jail yet */
+		if (dead && record_autoremove(st) && tidy_stopped(rootfd, names[i])) {
+			json_decref(st);
+			continue;
+		}
+		if (dead && !record_autoremove(st))
+			tidy_stopped(rootfd, names[i]);
+		if (!all && strcmp(json_string_value(json_object_get(st, "state")), "stopped") == 0) {
+			json_decref(st);
+			continue;
+		}
+		if (record_autoremove(st) &&
+		    strcmp(json_string_value(json_object_get(st, "state")), "stopped") == 0) {
+			json_decref(st);
+			continue; /* due to go: gone for every command */
+		}
+		json_array_append_new(list, st);
+	}
+	store_names_free(names, n);
+	return list;
+}
+
+int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int pidfd,
+		      struct cell_err *e)
+{
+	pid_t mid = fork();
+	int status;
+
+	if (mid < 0)
+		return cell_err_set(e, errno, "jail %s: --rm: fork", name);
+	if (mid == 0) {
+		/* Twice forked: the watcher is nobody's child but init's,
+		 * and outlives this cell in a session of its own. */
+		if (setsid() < 0 || fork() != 0)
+			_exit(0);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		for (int i = 0; i <= 2 && null >= 0; i++)
+			dup2(null, i);
+		if (pidfd != 3 && dup2(pidfd, 3) < 0)
+			_exit(1);
+		syscall(SYS_close_range, 4U, ~0U, 0U);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGINT, SIG_IGN);
+		if (chdir("/") < 0 || !wait_ended(3, -1))
+			_exit(1);
+		struct cell_err err;
+		struct jail j;
+		int rootfd;
+
+		if (store_open_root(state_root, &rootfd, &err) < 0)
+			_exit(1);
+		/* The name may have been removed and made again meanwhile:
+		 * only the jail of the pid we watched goes. */
+		if (jail_open(rootfd, name, &j, &err) == 0) {
+			json_int_t rec = 0;
+
+			if (!j.running && json_unpack(j.state, "{s:I}", "pid", &rec) == 0 &&
+			    (pid_t)rec == pid)
+				jail_release(rootfd, &j, true, &err);
+			jail_close(&j);
+		}
+		_exit(0);
+	}
+	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}
