@@ -32,5 +32,9 @@ int cli_bad_option(const char *cmd, char **argv, const struct option *opts);
 
 int cmd_run(const struct cli_global *g, int argc, char **argv);
 int cmd_inspect(const struct cli_global *g, int argc, char **argv);
+int cmd_ls(const struct cli_global *g, int argc, char **argv);
+int cmd_stop(const struct cli_global *g, int argc, char **argv);
+int cmd_rm(const struct cli_global *g, int argc, char **argv);
+int cmd_logs(const struct cli_global *g, int argc, char **argv);
 
 #endif

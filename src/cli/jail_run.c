@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -20,8 +21,12 @@ static void run_usage(FILE *out)
 	      "\n"
 	      "Run COMMAND (default /bin/sh) in a new jail and wait for it; exit with its\n"
 	      "status (128+N if killed by signal N; 125 if cell failed, 126 if COMMAND is\n"
-	      "not executable, 127 if it is not found).\n"
+	      "not executable, 127 if it is not found).  With -d, print the jail's name\n"
+	      "and return once COMMAND runs.\n"
 	      "\n"
+	      "  -d, --detach            leave the jail running; its stdout and stderr go to\n"
+	      "                          its log (cell logs NAME) unless they are files\n"
+	      "      --rm                with -d: remove the jail when it ends\n"
 	      "Identity:\n"
 	      "  -n, --name NAME         the jail's name (default: generated)\n"
 	      "      --hostname NAME     hostname inside (default: the --name, else \"cell\")\n"
@@ -75,10 +80,13 @@ enum {
 	OPT_LIMIT,
 	OPT_CGROUP_PARENT,
 	OPT_NO_POLICY,
+	OPT_RM,
 };
 
 static const struct option run_opts[] = {
 	{"name", required_argument, NULL, 'n'},
+	{"detach", no_argument, NULL, 'd'},
+	{"rm", no_argument, NULL, OPT_RM},
 	{"hostname", required_argument, NULL, OPT_HOSTNAME},
 	{"domainname", required_argument, NULL, OPT_DOMAINNAME},
 	{"rootfs", required_argument, NULL, OPT_ROOTFS},
@@ -128,7 +136,7 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 	int c, idx;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:w:e:u:tTh", run_opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+dn:w:e:u:tTh", run_opts, &idx)) != -1) {
 		int r = 0;
 
 		switch (c) {
@@ -148,6 +156,12 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 				return -1;
 			break;
 		}
+		case 'd':
+			s->detach = true;
+			break;
+		case OPT_RM:
+			s->autoremove = true;
+			break;
 		case OPT_NO_POLICY:
 			s->policy = false;
 			break;
@@ -217,6 +231,18 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 	return optind;
 }
 
+/* A detached jail keeps an output the caller sent to a file (or
+ * /dev/null); a terminal, pipe or socket would tie the jail to the
+ * caller (`name=$(cell run -d ...)` would wait for the jail's end). */
+static bool kept_output(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	return S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && !isatty(fd));
+}
+
 int cmd_run(const struct cli_global *g, int argc, char **argv)
 {
 	static char *const default_cmd[] = {"/bin/sh", NULL};
@@ -241,7 +267,17 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		cell_err_set(&e, 0, "--tty and --no-tty are exclusive");
 		goto fail;
 	}
-	s.tty = force_tty || (!no_tty && isatty(STDIN_FILENO));
+	if (s.detach && force_tty) {
+		cell_err_set(&e, 0, "--tty needs a jail in the foreground (not -d)");
+		goto fail;
+	}
+	if (s.autoremove && !s.detach) {
+		cell_err_set(&e, 0, "--rm is for -d: a jail in the foreground is always removed");
+		goto fail;
+	}
+	s.tty = !s.detach && (force_tty || (!no_tty && isatty(STDIN_FILENO)));
+	s.keep_stdout = s.detach && kept_output(STDOUT_FILENO);
+	s.keep_stderr = s.detach && kept_output(STDERR_FILENO);
 	if (first < argc) {
 		if (spec_set_argv(&s, argc - first, argv + first, &e) < 0)
 			goto fail;
@@ -259,6 +295,10 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		goto fail;
 	if (jail_run(&s, g->root, &status, &e) < 0)
 		goto fail;
+	if (s.detach) {
+		printf("%s\n", s.name);
+		fflush(stdout);
+	}
 	ret = status;
 	goto out;
 fail:

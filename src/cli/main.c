@@ -20,8 +20,12 @@
 #define DEFAULT_ROOT "/run/cell"
 
 static const struct cli_command commands[] = {
-	{"run", cmd_run, "run a command in a new jail"},
+	{"run", cmd_run, "run a command in a new jail (-d: detached)"},
+	{"ls", cmd_ls, "list the jails"},
+	{"logs", cmd_logs, "show a detached jail's output"},
 	{"inspect", cmd_inspect, "describe a running jail, or the jail of a process"},
+	{"stop", cmd_stop, "stop running jails"},
+	{"rm", cmd_rm, "remove stopped jails"},
 };
 
 int cli_fail(const char *cmd, const struct cell_err *e)

@@ -314,6 +314,7 @@ static json_t *list_entry(int rootfd, const char *name, bool *dead)
 	*dead = phase == NULL || strcmp(phase, "stopped") != 0 || record_autoremove(st);
 	json_object_set_new(st, "state", json_string("stopped"));
 	json_object_set_new(st, "cgroup", json_null());
+	json_object_set_new(st, "pid", json_null());
 	dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	status = dirfd >= 0 ? jail_read_exit(dirfd) : -1;
 	if (status >= 0)

@@ -1,0 +1,142 @@
+/*
+ * jail_stop.c - `cell stop` and `cell rm`: the end of a jail's life.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "jail.h"
+#include "spec.h"
+#include "store.h"
+
+#define STOP_TIMEOUT_DEFAULT 10
+
+static void stop_usage(FILE *out)
+{
+	fputs("Usage: cell stop [-t SECONDS] NAME...\n"
+	      "\n"
+	      "Stop running jails: SIGTERM to the jail's pid 1, then, after the timeout,\n"
+	      "SIGKILL, which ends every process of the jail at once (they live in its\n"
+	      "pid namespace).  The jail's cgroups are released; its record stays, as\n"
+	      "stopped, until cell rm.  A jail already stopped is not an error.\n"
+	      "\n"
+	      "  -t, --time SECONDS  wait this long after SIGTERM (default 10; 0: SIGKILL\n"
+	      "                      at once)\n"
+	      "  -h, --help          show this help\n",
+	      out);
+}
+
+static void rm_usage(FILE *out)
+{
+	fputs("Usage: cell rm [-f] NAME...\n"
+	      "\n"
+	      "Remove stopped jails: their state, log, cgroups.  A running jail is an\n"
+	      "error unless -f.\n"
+	      "\n"
+	      "  -f, --force  stop a running jail first (SIGKILL)\n"
+	      "  -h, --help   show this help\n",
+	      out);
+}
+
+static int check_names(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return cli_usage_error(cmd, "no jail named (see cell %s --help)", cmd);
+	return 0;
+}
+
+int cmd_stop(const struct cli_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"time", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	long long timeout = STOP_TIMEOUT_DEFAULT;
+	struct cell_err e;
+	int c, rootfd, ret = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (spec_parse_count(optarg, &timeout) < 0 || timeout > INT_MAX)
+				return cli_usage_error("stop", "-t %s: expected seconds >= 0",
+						       optarg);
+			break;
+		case 'h':
+			stop_usage(stdout);
+			return 0;
+		default:
+			return cli_bad_option("stop", argv, opts);
+		}
+	}
+	if (check_names("stop", argc, argv) < 0)
+		return CELL_EXIT_ERROR;
+	cell_err_clear(&e);
+	if (store_open_root(g->root, &rootfd, &e) < 0)
+		return cli_fail("stop", &e);
+	for (int i = optind; i < argc; i++) {
+		struct jail j;
+
+		if (jail_open_existing(rootfd, argv[i], &j, &e) < 0 ||
+		    jail_stop(rootfd, &j, (int)timeout, &e) < 0) {
+			ret = cli_fail("stop", &e);
+			if (j.dir.dirfd >= 0)
+				jail_close(&j);
+			continue;
+		}
+		jail_close(&j);
+	}
+	close(rootfd);
+	return ret;
+}
+
+int cmd_rm(const struct cli_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"force", no_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool force = false;
+	struct cell_err e;
+	int c, rootfd, ret = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			force = true;
+			break;
+		case 'h':
+			rm_usage(stdout);
+			return 0;
+		default:
+			return cli_bad_option("rm", argv, opts);
+		}
+	}
+	if (check_names("rm", argc, argv) < 0)
+		return CELL_EXIT_ERROR;
+	cell_err_clear(&e);
+	if (store_open_root(g->root, &rootfd, &e) < 0)
+		return cli_fail("rm", &e);
+	for (int i = optind; i < argc; i++) {
+		struct jail j;
+
+		if (jail_open(rootfd, argv[i], &j, &e) < 0) {
+			ret = cli_fail("rm", &e);
+			continue;
+		}
+		if (jail_remove(rootfd, &j, force, &e) < 0)
+			ret = cli_fail("rm", &e);
+		jail_close(&j);
+	}
+	close(rootfd);
+	return ret;
+}
