@@ -22,6 +22,7 @@
 static const struct cli_command commands[] = {
 	{"run", cmd_run, "run a command in a new jail (-d: detached)"},
 	{"ls", cmd_ls, "list the jails"},
+	{"exec", cmd_exec, "run a command inside a running jail"},
 	{"logs", cmd_logs, "show a detached jail's output"},
 	{"inspect", cmd_inspect, "describe a running jail, or the jail of a process"},
 	{"stop", cmd_stop, "stop running jails"},

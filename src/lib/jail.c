@@ -21,6 +21,7 @@
 #include "cgroup.h"
 #include "cleanup.h"
 #include "proc.h"
+#include "spec.h"
 
 #define STOP_KILL_WAIT_MS 10000 /* after SIGKILL: the kernel is quick */
 
@@ -423,5 +424,42 @@ int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int p
 	}
 	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
 		;
+	return 0;
+}
+
+int jail_record_spec(const json_t *st, struct jail_spec *s, struct cell_err *e)
+{
+	static const char *const limits[] = {"nrtask",	"memory", "swap",   "cpus", "cpu_time",
+					     "memlock", "data",	  "nofile", "nice"};
+	const json_t *lim = json_object_get(st, "limits"), *allow = json_object_get(st, "allow");
+	const char *net = json_string_value(json_object_get(st, "net"));
+	const char *user = json_string_value(json_object_get(st, "user"));
+	size_t i;
+	json_t *v;
+
+	s->policy = !json_is_false(json_object_get(st, "policy"));
+	s->init = json_is_true(json_object_get(st, "init"));
+	s->net = net != NULL && strcmp(net, "host") == 0 ? JAIL_NET_HOST : JAIL_NET_NONE;
+	s->allow = 0;
+	json_array_foreach((json_t *)allow, i, v)
+	{
+		if (json_is_string(v) && spec_allow(s, json_string_value(v), e) < 0)
+			return -1;
+	}
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		const json_t *l = json_object_get(lim, limits[i]);
+		char buf[64];
+
+		if (l == NULL || json_is_null(l))
+			continue;
+		if (json_is_real(l))
+			snprintf(buf, sizeof(buf), "%.3f", json_real_value(l));
+		else
+			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(l));
+		if (spec_set_limit(s, limits[i], buf, e) < 0)
+			return -1;
+	}
+	if (!s->has_user && user != NULL && spec_parse_user(s, user, e) < 0)
+		return -1;
 	return 0;
 }

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "channel.h"
 #include "init.h"
 #include "jail.h"
 #include "policy.h"
@@ -64,15 +65,6 @@
 #define P_PIDFD 3
 #endif
 
-enum { MSG_ERROR = 1, MSG_PTY = 2 };
-
-struct child_msg {
-	int type;
-	int errnum;
-	int exit_code;
-	char text[sizeof(((struct cell_err *)0)->msg)];
-};
-
 /* Everything the child needs, prepared by the parent before the clone. */
 struct child_ctx {
 	const struct jail_spec *spec;
@@ -88,12 +80,7 @@ struct child_ctx {
 
 static noreturn void child_fail(const struct child_ctx *c, const struct cell_err *e)
 {
-	struct child_msg m = {.type = MSG_ERROR, .errnum = e->errnum, .exit_code = e->exit_code};
-
-	memcpy(m.text, e->msg, sizeof(m.text));
-	m.text[sizeof(m.text) - 1] = '\0';
-	send(c->sock, &m, sizeof(m), MSG_NOSIGNAL);
-	_exit(e->exit_code);
+	channel_fail(c->sock, e);
 }
 
 static void redirect_stdio_to_null(void)
@@ -246,156 +233,6 @@ static noreturn void child_main(const struct child_ctx *c)
 	child_fail(c, &e);
 }
 
-/* The parent's side of a running jail. */
-struct run {
-	const struct jail_spec *spec;
-	pid_t pid;
-	int pidfd;
-	int sock;   /* parent end of the channel, -1 after EOF */
-	int sigfd;  /* signalfd of the forwarded signals and SIGCHLD */
-	int master; /* pty master, -1 when none */
-	bool stdin_open;
-	bool stdout_open;
-	struct tty_saved tty;
-	bool failed; /* the child reported an error */
-	struct child_msg err;
-};
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void relay_master(struct run *r)
-{
-	char buf[8192];
-	ssize_t n = read(r->master, buf, sizeof(buf));
-
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0) { /* EIO: every slave is closed */
-		close(r->master);
-		r->master = -1;
-		return;
-	}
-	if (r->stdout_open && write_all(STDOUT_FILENO, buf, (size_t)n) < 0)
-		r->stdout_open = false; /* keep draining so the jail never blocks */
-}
-
-static void relay_stdin(struct run *r)
-{
-	char buf[8192];
-	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0 || write_all(r->master, buf, (size_t)n) < 0)
-		r->stdin_open = false;
-}
-
-static void read_channel(struct run *r)
-{
-	struct child_msg m;
-	int fd = -1;
-	ssize_t n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
-
-	if (n <= 0) { /* end of file: the payload was exec'd (or the child died) */
-		close(r->sock);
-		r->sock = -1;
-		return;
-	}
-	if ((size_t)n < sizeof(m)) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (m.type == MSG_PTY && fd >= 0 && r->master < 0) {
-		struct cell_err ignored;
-
-		r->master = fd;
-		if (isatty(STDIN_FILENO)) {
-			tty_copy_winsize(STDIN_FILENO, r->master);
-			tty_set_raw(STDIN_FILENO, &r->tty, &ignored);
-		}
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (m.type == MSG_ERROR) {
-		r->failed = true;
-		r->err = m;
-	}
-}
-
-static void forward_signals(struct run *r)
-{
-	struct signalfd_siginfo si;
-
-	while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		int sig = (int)si.ssi_signo;
-
-		if (sig == SIGCHLD)
-			continue; /* the pidfd tells us when the jail ends */
-		if (sig == SIGWINCH && r->master >= 0 && isatty(STDIN_FILENO))
-			tty_copy_winsize(STDIN_FILENO, r->master);
-		syscall(SYS_pidfd_send_signal, r->pidfd, sig, NULL, 0);
-	}
-}
-
-/* Runs until the jail's first process has exited; returns its status. */
-static int supervise(struct run *r)
-{
-	siginfo_t info;
-
-	for (;;) {
-		struct pollfd p[5] = {
-			{.fd = r->sock, .events = POLLIN},
-			{.fd = r->sigfd, .events = POLLIN},
-			{.fd = r->pidfd, .events = POLLIN},
-			{.fd = r->master, .events = POLLIN},
-			{.fd = r->master >= 0 && r->stdin_open ? STDIN_FILENO : -1,
-			 .events = POLLIN},
-		};
-
-		if (poll(p, 5, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (p[0].revents)
-			read_channel(r);
-		if (p[1].revents)
-			forward_signals(r);
-		if (p[3].revents)
-			relay_master(r);
-		if (p[4].revents)
-			relay_stdin(r);
-		if (p[2].revents)
-			break;
-	}
-	memset(&info, 0, sizeof(info));
-	while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &info, WEXITED) < 0 && errno == EINTR)
-		;
-	/* The kernel has ended every process of the jail with its pid 1:
-	 * drain what they wrote and the channel's last word. */
-	while (r->master >= 0)
-		relay_master(r);
-	while (r->sock >= 0)
-		read_channel(r);
-	if (info.si_code == CLD_EXITED)
-		return info.si_status;
-	return 128 + info.si_status;
-}
-
 /* The limits asked for, by their parameter names; unset ones are null. */
 static json_t *limits_json(const struct jail_limits *l)
 {
@@ -508,20 +345,6 @@ static int send_go(const struct run *r, struct cell_err *e)
 	return 0;
 }
 
-/* Detached: waits until the command has been exec'd (end of file on the
- * channel) or the child has reported its error. */
-static void wait_exec(struct run *r)
-{
-	while (r->sock >= 0) {
-		struct pollfd p = {.fd = r->sock, .events = POLLIN};
-
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
-			break;
-		if (p.revents)
-			read_channel(r);
-	}
-}
-
 /* Opens FILE in the jail's state directory for the child. */
 static int open_jail_file(struct store_jail *j, const char *file, int flags, struct cell_err *e)
 {
@@ -547,14 +370,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 {
 	struct cgroup cg;
 	struct child_ctx c = {.spec = s, .cgroup = &cg, .sock = -1, .log_fd = -1, .exit_fd = -1};
-	struct run r = {.spec = s,
-			.pid = -1,
-			.pidfd = -1,
-			.sock = -1,
-			.sigfd = -1,
-			.master = -1,
-			.stdin_open = true,
-			.stdout_open = true};
+	struct run r;
 	struct store_jail jail = {.dirfd = -1};
 	struct cell_err ignored;
 	sigset_t block;
@@ -563,6 +379,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	time_t created = time(NULL);
 
 	cgroup_init(&cg);
+	run_init(&r);
 	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
 		return -1;
 	if (policy_build(s, &c.policy, e) < 0)
@@ -629,13 +446,13 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	if (start_child(&r, &cg, e) < 0 ||
 	    record_state(&jail, s, &cg, r.pid, created, "running", e) < 0 || send_go(&r, e) < 0) {
 		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
-		supervise(&r);
+		run_supervise(&r);
 		goto out;
 	}
 	if (s->detach) {
-		wait_exec(&r);
+		run_wait_exec(&r);
 		if (r.failed) {
-			supervise(&r); /* reaps the child */
+			run_supervise(&r); /* reaps the child */
 			goto failed;
 		}
 		/* The jail lives on without us: its cgroups and state stay. */
@@ -649,7 +466,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	}
 	/* Other commands (exec, set, stop) may take the jail while it runs. */
 	store_jail_unlock(&jail);
-	*status = supervise(&r);
+	*status = run_supervise(&r);
 	if (store_jail_relock(rootfd, &jail) < 0) {
 		/* Removed meanwhile (cell rm -f): its cgroups went with it,
 		 * and a jail of the same name may own them now. */

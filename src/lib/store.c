@@ -61,6 +61,13 @@ int store_open_root(const char *root, int *rootfd, struct cell_err *e)
 	return 0;
 }
 
+/* A new open file description of directory FD: a lock or read offset of
+ * its own (a dup() would share FD's). */
+static int reopen_dir(int fd)
+{
+	return openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* Removes every entry of an open directory, recursively, without
  * following symlinks. */
 static int empty_dir(int dirfd)
@@ -175,7 +182,7 @@ static int read_jid(int rootfd, const char *entry)
  * removed. */
 static int next_jid(int rootfd, const char *mine)
 {
-	cleanup_close int dup = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	cleanup_close int dup = reopen_dir(rootfd);
 	unsigned char *used = NULL;
 	size_t cap = 0;
 	struct dirent *de;
@@ -257,8 +264,10 @@ int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ct
 	}
 	snprintf(tmp, sizeof(tmp), ".new-%d-%08x", (int)getpid(), r);
 	/* JIDs are handed out under the root's lock, held from the choice
-	 * until the name is in place (or the attempt undone). */
-	rootlock = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	 * until the name is in place (or the attempt undone).  The lock is
+	 * on an open of its own, so that it goes with this function's
+	 * close, not with the last of the caller's descriptors. */
+	rootlock = reopen_dir(rootfd);
 	if (rootlock < 0 || flock(rootlock, LOCK_EX) < 0) {
 		cell_err_set(e, errno, "jail %s: lock the state root", name);
 		goto fail;
@@ -408,7 +417,7 @@ static int cmp_names(const void *a, const void *b)
 
 int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e)
 {
-	cleanup_close int dup = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	cleanup_close int dup = reopen_dir(rootfd);
 	char **v = NULL;
 	size_t len = 0, cap = 0;
 	struct dirent *de;

@@ -1,0 +1,133 @@
+/*
+ * jail_exec.c - `cell exec`: like FreeBSD's jexec(8).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exec.h"
+#include "spec.h"
+
+extern char **environ;
+
+static void exec_usage(FILE *out)
+{
+	fputs("Usage: cell exec [OPTIONS] NAME [COMMAND [ARG...]]\n"
+	      "\n"
+	      "Run COMMAND (default /bin/sh) inside the running jail NAME: in all its\n"
+	      "namespaces and cgroups, held to the same policy and limits as the jail's\n"
+	      "own processes.  Exit with COMMAND's status (128+N if killed by signal N;\n"
+	      "125 if cell failed, 126 if COMMAND is not executable, 127 if not found).\n"
+	      "\n"
+	      "  -t, --tty               a pty of the jail's even if stdin is not a terminal\n"
+	      "  -T, --no-tty            never a pty\n"
+	      "  -e, --env KEY=VALUE     set a variable; KEY alone copies cell's (repeatable)\n"
+	      "      --clear-env         start from an empty environment (PATH is set)\n"
+	      "  -w, --workdir DIR       working directory inside (default /)\n"
+	      "  -u, --user UID[:GID]    run as UID (default: the jail's user)\n"
+	      "  -h, --help              show this help\n",
+	      out);
+}
+
+enum { OPT_CLEAR_ENV = 256 };
+
+int cmd_exec(const struct cli_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"tty", no_argument, NULL, 't'},
+		{"no-tty", no_argument, NULL, 'T'},
+		{"env", required_argument, NULL, 'e'},
+		{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
+		{"workdir", required_argument, NULL, 'w'},
+		{"user", required_argument, NULL, 'u'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static char *const default_cmd[] = {"/bin/sh", NULL};
+	char **envs = calloc((size_t)argc + 1, sizeof(char *));
+	bool force_tty = false, no_tty = false, clear = false;
+	struct jail_spec s;
+	struct cell_err e;
+	size_t nenv = 0;
+	int c, status = 0, ret = CELL_EXIT_ERROR;
+
+	cell_err_clear(&e);
+	spec_init(&s);
+	if (envs == NULL)
+		return cli_usage_error("exec", "out of memory");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+tTe:w:u:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			force_tty = true;
+			break;
+		case 'T':
+			no_tty = true;
+			break;
+		case 'e':
+			envs[nenv++] = optarg;
+			break;
+		case OPT_CLEAR_ENV:
+			clear = true;
+			break;
+		case 'w':
+			free(s.workdir);
+			s.workdir = strdup(optarg);
+			if (s.workdir == NULL)
+				goto oom;
+			break;
+		case 'u':
+			if (spec_parse_user(&s, optarg, &e) < 0)
+				goto fail;
+			break;
+		case 'h':
+			exec_usage(stdout);
+			ret = 0;
+			goto out;
+		default:
+			ret = cli_bad_option("exec", argv, opts);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		ret = cli_usage_error("exec", "no jail named (see cell exec --help)");
+		goto out;
+	}
+	if (force_tty && no_tty) {
+		cell_err_set(&e, 0, "--tty and --no-tty are exclusive");
+		goto fail;
+	}
+	s.name = strdup(argv[optind]);
+	if (s.name == NULL)
+		goto oom;
+	optind++;
+	if (spec_set_argv(&s, optind < argc ? argc - optind : 1,
+			  optind < argc ? argv + optind : default_cmd, &e) < 0)
+		goto fail;
+	s.tty = force_tty || (!no_tty && isatty(STDIN_FILENO));
+	if (!clear && spec_env_import(&s, environ, &e) < 0)
+		goto fail;
+	for (size_t i = 0; i < nenv; i++)
+		if (spec_env_set(&s, envs[i], &e) < 0)
+			goto fail;
+	if (s.tty && spec_env_get(&s, "TERM") == NULL && spec_env_set(&s, "TERM=xterm", &e) < 0)
+		goto fail;
+	if (spec_validate(&s, &e) < 0)
+		goto fail;
+	if (jail_exec(g->root, &s, &status, &e) < 0)
+		goto fail;
+	ret = status;
+	goto out;
+oom:
+	cell_err_set(&e, ENOMEM, "out of memory");
+fail:
+	ret = cli_fail("exec", &e);
+out:
+	spec_free(&s);
+	free(envs);
+	return ret;
+}

@@ -1,0 +1,190 @@
+/*
+ * channel.c - the parent's side of the channel to a process in a jail
+ * (channel.h), and the child's error message.
+ */
+#include "channel.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+void run_init(struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->pid = -1;
+	r->pidfd = -1;
+	r->sock = -1;
+	r->sigfd = -1;
+	r->master = -1;
+	r->stdin_open = true;
+	r->stdout_open = true;
+}
+
+noreturn void channel_fail(int sock, const struct cell_err *e)
+{
+	struct child_msg m = {.type = MSG_ERROR, .errnum = e->errnum, .exit_code = e->exit_code};
+
+	memcpy(m.text, e->msg, sizeof(m.text));
+	m.text[sizeof(m.text) - 1] = '\0';
+	send(sock, &m, sizeof(m), MSG_NOSIGNAL);
+	_exit(e->exit_code);
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void relay_master(struct run *r)
+{
+	char buf[8192];
+	ssize_t n = read(r->master, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) { /* EIO: every slave is closed */
+		close(r->master);
+		r->master = -1;
+		return;
+	}
+	if (r->stdout_open && write_all(STDOUT_FILENO, buf, (size_t)n) < 0)
+		r->stdout_open = false; /* keep draining so the jail never blocks */
+}
+
+static void relay_stdin(struct run *r)
+{
+	char buf[8192];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0 || write_all(r->master, buf, (size_t)n) < 0)
+		r->stdin_open = false;
+}
+
+void run_read_channel(struct run *r)
+{
+	struct child_msg m;
+	int fd = -1;
+	ssize_t n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
+
+	if (n <= 0) { /* end of file: the payload was exec'd (or the child died) */
+		close(r->sock);
+		r->sock = -1;
+		return;
+	}
+	if ((size_t)n < sizeof(m)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (m.type == MSG_PTY && fd >= 0 && r->master < 0) {
+		struct cell_err ignored;
+
+		r->master = fd;
+		if (isatty(STDIN_FILENO)) {
+			tty_copy_winsize(STDIN_FILENO, r->master);
+			tty_set_raw(STDIN_FILENO, &r->tty, &ignored);
+		}
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (m.type == MSG_ERROR) {
+		r->failed = true;
+		r->err = m;
+	}
+}
+
+static void forward_signals(struct run *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD)
+			continue; /* the pidfd tells us when the jail ends */
+		if (sig == SIGWINCH && r->master >= 0 && isatty(STDIN_FILENO))
+			tty_copy_winsize(STDIN_FILENO, r->master);
+		syscall(SYS_pidfd_send_signal, r->pidfd, sig, NULL, 0);
+	}
+}
+
+/* Runs until the jail's first process has exited; returns its status. */
+int run_supervise(struct run *r)
+{
+	siginfo_t info;
+
+	for (;;) {
+		struct pollfd p[5] = {
+			{.fd = r->sock, .events = POLLIN},
+			{.fd = r->sigfd, .events = POLLIN},
+			{.fd = r->pidfd, .events = POLLIN},
+			{.fd = r->master, .events = POLLIN},
+			{.fd = r->master >= 0 && r->stdin_open ? STDIN_FILENO : -1,
+			 .events = POLLIN},
+		};
+
+		if (poll(p, 5, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[0].revents)
+			run_read_channel(r);
+		if (p[1].revents)
+			forward_signals(r);
+		if (p[3].revents)
+			relay_master(r);
+		if (p[4].revents)
+			relay_stdin(r);
+		if (p[2].revents)
+			break;
+	}
+	memset(&info, 0, sizeof(info));
+	while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &info, WEXITED) < 0 && errno == EINTR)
+		;
+	/* The kernel has ended every process of the jail with its pid 1:
+	 * drain what they wrote and the channel's last word. */
+	while (r->master >= 0)
+		relay_master(r);
+	while (r->sock >= 0)
+		run_read_channel(r);
+	if (info.si_code == CLD_EXITED)
+		return info.si_status;
+	return 128 + info.si_status;
+}
+
+/* Detached: waits until the command has been exec'd (end of file on the
+ * channel) or the child has reported its error. */
+void run_wait_exec(struct run *r)
+{
+	while (r->sock >= 0) {
+		struct pollfd p = {.fd = r->sock, .events = POLLIN};
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		if (p.revents)
+			run_read_channel(r);
+	}
+}

@@ -1,0 +1,60 @@
+/*
+ * channel.h - between cell and a process it starts in a jail.
+ *
+ * The child (the jail's first process, or one `cell exec` starts) holds
+ * one end of a SOCK_SEQPACKET socketpair, close-on-exec: it sends a
+ * structured error, or its pty's master, and its execve() closes the
+ * channel, so end-of-file means the command runs.  The parent's side
+ * relays the pty, forwards signals and waits (a pidfd) for the end.
+ */
+#ifndef CELL_CHANNEL_H
+#define CELL_CHANNEL_H
+
+#include <stdbool.h>
+#include <stdnoreturn.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "tty.h"
+
+enum { MSG_ERROR = 1, MSG_PTY = 2 };
+
+struct child_msg {
+	int type;
+	int errnum;
+	int exit_code;
+	char text[sizeof(((struct cell_err *)0)->msg)];
+};
+
+/* The parent's side of a running process in a jail.  Zero it, then set
+ * the fds to -1 and stdin_open/stdout_open to true (run_init()). */
+struct run {
+	pid_t pid;
+	int pidfd;
+	int sock;   /* parent end of the channel, -1 after EOF */
+	int sigfd;  /* signalfd of the forwarded signals and SIGCHLD */
+	int master; /* pty master, -1 when none */
+	bool stdin_open;
+	bool stdout_open;
+	struct tty_saved tty;
+	bool failed; /* the child reported an error */
+	struct child_msg err;
+};
+
+void run_init(struct run *r);
+
+/* The child's side: sends E to the parent and exits with its code. */
+noreturn void channel_fail(int sock, const struct cell_err *e);
+
+/* Reads one message (error, pty) or the end of file from the channel. */
+void run_read_channel(struct run *r);
+
+/* Relays the pty and forwards signals until the process has exited;
+ * returns its status (128+N when killed by signal N). */
+int run_supervise(struct run *r);
+
+/* Waits until the command has been exec'd (end of file on the channel)
+ * or the child has reported its error (r->failed). */
+void run_wait_exec(struct run *r);
+
+#endif
