@@ -24,6 +24,7 @@ static const struct cli_command commands[] = {
 	{"ls", cmd_ls, "list the jails"},
 	{"exec", cmd_exec, "run a command inside a running jail"},
 	{"logs", cmd_logs, "show a detached jail's output"},
+	{"set", cmd_set, "change a running jail's hostname or limits"},
 	{"inspect", cmd_inspect, "describe a running jail, or the jail of a process"},
 	{"stop", cmd_stop, "stop running jails"},
 	{"rm", cmd_rm, "remove stopped jails"},

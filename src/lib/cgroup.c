@@ -634,6 +634,97 @@ int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *stat
 	return cgroup_make(cg, s, e);
 }
 
+/* The directory holding controller C's files, NULL when the jail has no
+ * cgroup of that controller. */
+static const char *ctrl_dir(const struct cgroup *cg, int c)
+{
+	static const char *const probe[] = {"pids.max", "memory.max", "cpu.max"};
+
+	if (cg->layout == CGROUP_V1)
+		return cg->dir[c];
+	if (cg->layout == CGROUP_V2 && cg->dir[0] != NULL && file_exists(cg->dir[0], probe[c]))
+		return cg->dir[0];
+	return NULL;
+}
+
+static int update_memory(const struct cgroup *cg, const struct jail_limits *old,
+			 const struct jail_limits *new, struct cell_err *e)
+{
+	const char *dir = ctrl_dir(cg, CGROUP_MEMORY);
+	long long swap = new->swap >= 0 ? new->swap : 0;
+
+	if (cg->layout == CGROUP_V2) {
+		if (write_ll(dir, "memory.max", new->memory) < 0)
+			return limit_failed("memory", dir, "memory.max", e);
+		return pin_swap(dir, "memory.swap.max", swap, new, e);
+	}
+	/* v1: memory may never be above memory + swap: raise the sum first,
+	 * lower it last. */
+	if (new->memory > old->memory &&
+	    pin_swap(dir, "memory.memsw.limit_in_bytes", new->memory + swap, new, e) < 0)
+		return -1;
+	if (write_ll(dir, "memory.limit_in_bytes", new->memory) < 0)
+		return limit_failed("memory", dir, "memory.limit_in_bytes", e);
+	return pin_swap(dir, "memory.memsw.limit_in_bytes", new->memory + swap, new, e);
+}
+
+static int update(const struct cgroup *cg, const struct jail_limits *old,
+		  const struct jail_limits *new, struct cell_err *e)
+{
+	char buf[64];
+
+	if (new->nrtask != old->nrtask &&
+	    write_ll(ctrl_dir(cg, CGROUP_PIDS), "pids.max", new->nrtask) < 0)
+		return limit_failed("nrtask", ctrl_dir(cg, CGROUP_PIDS), "pids.max", e);
+	if ((new->memory != old->memory || new->swap != old->swap) &&
+	    update_memory(cg, old, new, e) < 0)
+		return -1;
+	if (new->cpus_milli != old->cpus_milli) {
+		const char *dir = ctrl_dir(cg, CGROUP_CPU);
+		long long quota = new->cpus_milli * CPU_PERIOD_US / 1000;
+
+		if (cg->layout == CGROUP_V2) {
+			snprintf(buf, sizeof(buf), "%lld %lld", quota, CPU_PERIOD_US);
+			if (write_text(dir, "cpu.max", buf) < 0)
+				return limit_failed("cpus", dir, "cpu.max", e);
+		} else if (write_ll(dir, "cpu.cfs_quota_us", quota) < 0) {
+			return limit_failed("cpus", dir, "cpu.cfs_quota_us", e);
+		}
+	}
+	return 0;
+}
+
+int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
+		  const struct jail_limits *new, struct cell_err *e)
+{
+	static const char *const flag[] = {"nrtask", "memory", "cpus"};
+	bool changed[CGROUP_NCTRL] = {
+		new->nrtask != old->nrtask,
+		new->memory != old->memory || new->swap != old->swap,
+		new->cpus_milli != old->cpus_milli,
+	};
+	struct cell_err ignored;
+
+	/* Every limit checked before any is written. */
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if (changed[c] && ctrl_dir(cg, c) == NULL)
+			return cell_err_set(e, 0,
+					    "%s: the jail has no %s cgroup (it was started without "
+					    "--%s)",
+					    c == CGROUP_MEMORY && new->memory == old->memory ? "swap"
+											     : flag[c],
+					    ctrl_names[c], flag[c]);
+	if ((changed[CGROUP_PIDS] && new->nrtask < 0) ||
+	    (changed[CGROUP_MEMORY] && new->memory < 0) ||
+	    (changed[CGROUP_CPU] && new->cpus_milli < 0))
+		return cell_err_set(e, 0, "a cgroup limit cannot be unset in a running jail");
+	if (update(cg, old, new, e) < 0) {
+		update(cg, new, old, &ignored); /* back to where it was */
+		return -1;
+	}
+	return 0;
+}
+
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e)
 {
 	char buf[16];

@@ -58,6 +58,13 @@ int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_
 		struct cell_err *e);
 int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e);
 
+/* `cell set`: writes the cgroup limits of NEW that differ from OLD (the
+ * jail's current ones).  A limit whose controller the jail has no cgroup
+ * of is an error, checked before anything is written; if a write fails,
+ * the ones done are undone. */
+int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
+		  const struct jail_limits *new, struct cell_err *e);
+
 /* v1: moves PID (the jail's first process, still waiting) in.  v2 jails
  * are cloned straight into their cgroup and need nothing. */
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e);

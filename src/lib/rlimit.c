@@ -9,6 +9,11 @@
  */
 #include "rlimit.h"
 
+#include <linux/capability.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <errno.h>
 #include <sys/resource.h>
 
@@ -97,6 +102,55 @@ int rlimit_apply(const struct jail_spec *s, struct cell_err *e)
 		nice_lim.rlim_cur = nice_lim.rlim_max;
 		if (setrlimit(RLIMIT_NICE, &nice_lim) < 0)
 			return cell_err_set(e, errno, "set RLIMIT_NICE");
+	}
+	return 0;
+}
+
+/* CAP_SYS_RESOURCE in cell's effective set: needed to raise a hard limit. */
+static bool have_sys_resource(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return d[CAP_SYS_RESOURCE / 32].effective & (1U << (CAP_SYS_RESOURCE % 32));
+}
+
+int rlimit_update_pid(pid_t pid, const struct jail_limits *old, const struct jail_limits *new,
+		      bool dry_run, struct cell_err *e)
+{
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		long long was = *(const long long *)((const char *)old + limits[i].offset);
+		long long v = *(const long long *)((const char *)new + limits[i].offset);
+		struct rlimit r, cur;
+
+		if (v == was)
+			continue;
+		if (v < 0)
+			return cell_err_set(e, 0, "%s: cannot be unset in a running jail",
+					    limits[i].flag + 2);
+		r = wanted(&limits[i], v);
+		if (prlimit(pid, limits[i].resource, NULL, &cur) < 0) {
+			if (errno == ESRCH)
+				continue; /* ended meanwhile */
+			return cell_err_set(e, errno, "%s: pid %d", limits[i].flag + 2, (int)pid);
+		}
+		/* A lowered hard limit cannot be raised back without
+		 * CAP_SYS_RESOURCE: every process is checked (a write of its
+		 * own values tests the permission) before any changes. */
+		if (dry_run) {
+			if (r.rlim_max > cur.rlim_max && !have_sys_resource())
+				return cell_err_set(e, 0,
+						    "%s = %lld: above the hard limit %llu of pid "
+						    "%d (raising it needs CAP_SYS_RESOURCE)",
+						    limits[i].flag + 2, v,
+						    (unsigned long long)cur.rlim_max, (int)pid);
+			r = cur;
+		}
+		if (prlimit(pid, limits[i].resource, &r, NULL) < 0 && errno != ESRCH)
+			return cell_err_set(e, errno, "%s = %lld: pid %d", limits[i].flag + 2, v,
+					    (int)pid);
 	}
 	return 0;
 }

@@ -4,6 +4,10 @@
 #ifndef CELL_RLIMIT_H
 #define CELL_RLIMIT_H
 
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
 #include "err.h"
 #include "spec.h"
 
@@ -16,5 +20,11 @@ int rlimit_check(const struct jail_spec *s, struct cell_err *e);
  * RLIMIT_RTPRIO to 0 and RLIMIT_NICE so that the priority can never be
  * raised above the start one, and the start nice value. */
 int rlimit_apply(const struct jail_spec *s, struct cell_err *e);
+
+/* `cell set`: gives process PID the rlimits of NEW that differ from OLD
+ * (prlimit).  DRY_RUN only checks that it can: a hard limit lowered
+ * cannot be raised back, so every process is checked first. */
+int rlimit_update_pid(pid_t pid, const struct jail_limits *old, const struct jail_limits *new,
+		      bool dry_run, struct cell_err *e);
 
 #endif

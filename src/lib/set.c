@@ -1,0 +1,326 @@
+/*
+ * set.c - `cell set`: changing a running jail (FreeBSD's jail -m).
+ *
+ * The new values are parsed and checked first, and so is every process's
+ * permission for its new rlimits (a hard limit lowered cannot be raised
+ * back without CAP_SYS_RESOURCE, so that step cannot be undone: it comes
+ * last, once it cannot fail).  Then: cgroup limits, the hostname and
+ * domainname (one step, in the jail's UTS namespace), rlimits and nice
+ * values, the record.  A failure undoes the steps before it, so that a
+ * set changes everything it names or nothing.
+ */
+#include "set.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cleanup.h"
+#include "jail.h"
+#include "rlimit.h"
+#include "spec.h"
+#include "store.h"
+
+/* What may change in a running jail; every other parameter is fixed at
+ * its start. */
+static const char *const live_params[] = {
+	"hostname", "host.hostname", "domainname", "host.domainname", "nrtask", "memory", "swap",
+	"cpus",	    "cpu_time",	     "memlock",	   "data",	      "nofile", "nice",
+};
+
+static bool is_live(const char *key)
+{
+	for (size_t i = 0; i < sizeof(live_params) / sizeof(live_params[0]); i++)
+		if (strcmp(key, live_params[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The pids of the jail's processes: those in its pid namespace. */
+static int jail_pids(pid_t pid1, pid_t **out, size_t *n, struct cell_err *e)
+{
+	char path[64];
+	struct stat ns, st;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid1);
+	if (stat(path, &ns) < 0)
+		return cell_err_set(e, errno, "%s", path);
+	d = opendir("/proc");
+	if (d == NULL)
+		return cell_err_set(e, errno, "/proc");
+	while ((de = readdir(d)) != NULL) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+		if (stat(path, &st) < 0 || st.st_ino != ns.st_ino || st.st_dev != ns.st_dev)
+			continue;
+		if (*n == cap) {
+			pid_t *np = realloc(*out, (cap = cap * 2 + 16) * sizeof(pid_t));
+
+			if (np == NULL) {
+				closedir(d);
+				free(*out);
+				*out = NULL;
+				return cell_err_set(e, ENOMEM, "list the jail's processes");
+			}
+			*out = np;
+		}
+		(*out)[(*n)++] = pid;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The nice value of every thread of PID. */
+static int set_nice(pid_t pid, int nice, struct cell_err *e)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return errno == ENOENT ? 0 : cell_err_set(e, errno, "%s", path);
+	while ((de = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid > 0 && setpriority(PRIO_PROCESS, (id_t)tid, nice) < 0 && errno != ESRCH) {
+			closedir(d);
+			return cell_err_set(e, errno, "nice = %d: thread %d", nice, (int)tid);
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The policy's floor moves with the start value: the jail can never go
+ * below the nice value set here (RLIMIT_NICE, lowered only). */
+static int nice_floor(pid_t pid, int nice, bool dry_run, struct cell_err *e)
+{
+	struct rlimit cur, r = {(rlim_t)(20 - nice), (rlim_t)(20 - nice)};
+
+	if (prlimit(pid, RLIMIT_NICE, NULL, &cur) < 0)
+		return errno == ESRCH ? 0 : cell_err_set(e, errno, "nice: pid %d", (int)pid);
+	if (cur.rlim_max <= r.rlim_max)
+		r = cur; /* already at or below: kept */
+	if (dry_run)
+		r = cur; /* a write of its own value tests the permission */
+	if (prlimit(pid, RLIMIT_NICE, &r, NULL) < 0 && errno != ESRCH)
+		return cell_err_set(e, errno, "nice = %d: pid %d", nice, (int)pid);
+	return 0;
+}
+
+/* Sets the hostname and domainname in the jail's UTS namespace, from a
+ * child of ours that joins it; both or neither. */
+static int set_uts(int pidfd, const char *host, const char *domain, struct cell_err *e)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return cell_err_set(e, errno, "fork");
+	if (pid == 0) {
+		char old[65] = "";
+
+		if (setns(pidfd, CLONE_NEWUTS) < 0)
+			_exit(10);
+		if (host != NULL) {
+			if (gethostname(old, sizeof(old)) < 0)
+				_exit(11);
+			if (sethostname(host, strlen(host)) < 0)
+				_exit(12);
+		}
+		if (domain != NULL && setdomainname(domain, strlen(domain)) < 0) {
+			if (host != NULL)
+				sethostname(old, strlen(old));
+			_exit(13);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return cell_err_set(e, errno, "wait");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return cell_err_set(e, 0, "set the hostname in the jail's UTS namespace (step %d)",
+				    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
+
+static bool limits_equal_rlimits(const struct jail_limits *a, const struct jail_limits *b)
+{
+	return a->cpu_time == b->cpu_time && a->memlock == b->memlock && a->data == b->data &&
+	       a->nofile == b->nofile;
+}
+
+static void record_new(json_t *st, const struct jail_spec *s, const char *host,
+		       const char *domain)
+{
+	json_t *lim = json_object_get(st, "limits");
+	const struct jail_limits *l = &s->limits;
+	const struct {
+		const char *name;
+		long long v;
+	} ll[] = {{"nrtask", l->nrtask},     {"memory", l->memory},   {"swap", l->swap},
+		  {"cpu_time", l->cpu_time}, {"memlock", l->memlock}, {"data", l->data},
+		  {"nofile", l->nofile}};
+
+	for (size_t i = 0; lim != NULL && i < sizeof(ll) / sizeof(ll[0]); i++)
+		json_object_set_new(lim, ll[i].name,
+				    ll[i].v >= 0 ? json_integer((json_int_t)ll[i].v) : json_null());
+	if (lim != NULL) {
+		json_object_set_new(lim, "cpus",
+				    l->cpus_milli >= 0 ? json_real((double)l->cpus_milli / 1000.0)
+						       : json_null());
+		json_object_set_new(lim, "nice",
+				    l->has_nice ? json_integer((json_int_t)l->nice) : json_null());
+	}
+	if (host != NULL)
+		json_object_set_new(st, "hostname", json_string(host));
+	if (domain != NULL)
+		json_object_set_new(st, "domainname", json_string(domain));
+}
+
+int jail_set(const char *state_root, const char *name, char *const *params, size_t n,
+	     struct cell_err *e)
+{
+	struct jail_spec old, want;
+	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
+	struct cgroup cg;
+	size_t npids = 0;
+	pid_t *pids = NULL;
+	cleanup_free char *host = NULL, *domain = NULL;
+	struct cell_err ignored;
+	bool opened = false, nice_changed;
+	int rootfd = -1, ret = -1;
+
+	spec_init(&old);
+	spec_init(&want);
+	cgroup_init(&cg);
+	if (store_open_root(state_root, &rootfd, e) < 0)
+		return -1;
+	if (jail_open_existing(rootfd, name, &j, e) < 0)
+		goto out;
+	opened = true;
+	if (!j.running) {
+		cell_err_set(e, 0, "jail %s: is not running", name);
+		goto out;
+	}
+	if (jail_record_spec(j.state, &old, e) < 0 || jail_record_spec(j.state, &want, e) < 0 ||
+	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
+		goto out;
+	/* Every value parsed and checked before anything changes. */
+	for (size_t i = 0; i < n; i++) {
+		cleanup_free char *key = strdup(params[i]);
+		char *eq = key != NULL ? strchr(key, '=') : NULL;
+
+		if (key == NULL) {
+			cell_err_set(e, ENOMEM, "set");
+			goto out;
+		}
+		if (eq == NULL || eq == key) {
+			cell_err_set(e, 0, "%s: expected PARAM=VALUE", params[i]);
+			goto out;
+		}
+		*eq = '\0';
+		if (!is_live(key)) {
+			struct jail_spec probe;
+			int known;
+
+			spec_init(&probe);
+			known = spec_set_param(&probe, key, eq + 1, &ignored) == 0 ||
+				strstr(ignored.msg, "unknown parameter") == NULL;
+			spec_free(&probe);
+			cell_err_set(e, 0,
+				     known ? "%s: cannot be changed in a running jail"
+					   : "%s: unknown parameter",
+				     key);
+			goto out;
+		}
+		if (strcmp(key, "hostname") == 0 || strcmp(key, "host.hostname") == 0) {
+			if (!spec_valid_hostname(eq + 1)) {
+				cell_err_set(e, 0, "%s = %s: not a valid hostname", key, eq + 1);
+				goto out;
+			}
+			free(host);
+			host = strdup(eq + 1);
+		} else if (strcmp(key, "domainname") == 0 || strcmp(key, "host.domainname") == 0) {
+			if (strlen(eq + 1) > JAIL_UTS_MAX) {
+				cell_err_set(e, 0, "%s: longer than %d bytes", key, JAIL_UTS_MAX);
+				goto out;
+			}
+			free(domain);
+			domain = strdup(eq + 1);
+		} else if (spec_set_limit(&want, key, eq + 1, e) < 0) {
+			cell_err_prefix(e, "jail %s", name);
+			goto out;
+		}
+	}
+	if (want.limits.swap >= 0 && want.limits.memory < 0) {
+		cell_err_set(e, 0, "swap needs memory");
+		goto out;
+	}
+	nice_changed = want.limits.has_nice &&
+		       (!old.limits.has_nice || old.limits.nice != want.limits.nice);
+	if (!limits_equal_rlimits(&old.limits, &want.limits) || nice_changed) {
+		if (jail_pids(j.pid, &pids, &npids, e) < 0)
+			goto out;
+		/* Checked in every process before any changes: a lowered
+		 * hard limit cannot be raised back. */
+		for (size_t i = 0; i < npids; i++)
+			if (rlimit_update_pid(pids[i], &old.limits, &want.limits, true, e) < 0 ||
+			    (nice_changed && want.policy &&
+			     nice_floor(pids[i], (int)want.limits.nice, true, e) < 0)) {
+				cell_err_prefix(e, "nothing changed");
+				goto out;
+			}
+	}
+	/* The steps that can be undone first. */
+	if (cgroup_update(&cg, &old.limits, &want.limits, e) < 0) {
+		cell_err_prefix(e, "nothing changed");
+		goto out;
+	}
+	if ((host != NULL || domain != NULL) && set_uts(j.pidfd, host, domain, e) < 0) {
+		cgroup_update(&cg, &want.limits, &old.limits, &ignored);
+		cell_err_prefix(e, "nothing changed");
+		goto out;
+	}
+	for (size_t i = 0; i < npids; i++)
+		if (rlimit_update_pid(pids[i], &old.limits, &want.limits, false, e) < 0 ||
+		    (nice_changed && want.policy &&
+		     nice_floor(pids[i], (int)want.limits.nice, false, e) < 0) ||
+		    (nice_changed && set_nice(pids[i], (int)want.limits.nice, e) < 0)) {
+			cell_err_prefix(e, "partly applied");
+			goto out;
+		}
+	record_new(j.state, &want, host, domain);
+	if (store_jail_write(&j.dir, j.state, e) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(pids);
+	cgroup_release(&cg);
+	spec_free(&old);
+	spec_free(&want);
+	if (opened)
+		jail_close(&j);
+	close(rootfd);
+	return ret;
+}
