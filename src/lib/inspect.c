@@ -10,6 +10,8 @@
  */
 #include "inspect.h"
 
+#include "jail.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -260,6 +262,12 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 		return cell_err_set(e, ENOMEM, "inspect");
 	json_object_del(j, "start_time");
 	json_object_set_new(j, "state", json_string(running ? "running" : "stopped"));
+	/* The exit status of a stopped jail, when it is known (--init
+	 * records it; cell stop's SIGKILL too). */
+	if (running || json_object_get(j, "exit") == NULL)
+		json_object_set_new(j, "exit", json_null());
+	if (!running)
+		json_object_set_new(j, "pid", json_null());
 	if (running) {
 		json_object_set_new(j, "namespaces", namespaces_of((pid_t)pid));
 		json_object_set_new(j, "usage", usage_of(state, (pid_t)pid));
@@ -283,6 +291,14 @@ int jail_inspect(const char *state_root, const char *name, json_t **out, struct 
 	st = rootfd >= 0 ? store_jail_peek(rootfd, name) : NULL;
 	if (st == NULL)
 		return cell_err_set(e, 0, "%s: no such jail", name);
+	{
+		cleanup_close int dirfd =
+			openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int status = dirfd >= 0 ? jail_read_exit(dirfd) : -1;
+
+		if (status >= 0)
+			json_object_set_new(st, "exit", json_integer(status));
+	}
 	ret = describe(st, 0, out, e);
 	json_decref(st);
 	return ret;
