@@ -2,10 +2,11 @@
 # install what is missing (Debian packages), build, and run.
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_HOOKS ?= build-hooks
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test build build-asan run test unit integration bench test-vm install clean format
+.PHONY: all deps deps-test build build-asan build-hooks run test unit integration bench test-vm install clean format
 
 all: build
 
@@ -28,6 +29,14 @@ $(BUILD_ASAN)/build.ninja:
 build-asan: deps-test $(BUILD_ASAN)/build.ninja
 	@ninja -C $(BUILD_ASAN) --quiet
 
+# cell with the pause points of the reliability tests (src/lib/hook.h);
+# never installed.
+$(BUILD_HOOKS)/build.ninja:
+	@meson setup $(BUILD_HOOKS) -Dtest_hooks=true >$(BUILD_HOOKS).log || { cat $(BUILD_HOOKS).log; rm -rf $(BUILD_HOOKS); exit 1; }
+
+build-hooks: deps $(BUILD_HOOKS)/build.ninja
+	@ninja -C $(BUILD_HOOKS) --quiet cell
+
 # A demo jail on the embedded root: the host's files read-only, fresh
 # /proc /dev /tmp, its own hostname, pid 1.
 run: build
@@ -40,14 +49,14 @@ run: build
 		echo hello > /tmp/demo && echo "/tmp is a fresh tmpfs: $$(cat /tmp/demo)"'
 	@echo "host: hostname=$$(hostname), unchanged"
 
-test: build build-asan
-	@./tests/run.sh $(BUILD) $(BUILD_ASAN)
+test: build build-asan build-hooks
+	@./tests/run.sh $(BUILD) $(BUILD_ASAN) $(BUILD_HOOKS)
 
 unit: build
 	@meson test -C $(BUILD) --print-errorlogs
 
-integration: build
-	@CELL=$(abspath $(CELL)) bats tests/integration
+integration: build build-hooks
+	@CELL=$(abspath $(CELL)) CELL_HOOKS=$(abspath $(BUILD_HOOKS)/cell) bats tests/integration
 
 bench: build
 	@./scripts/install-deps.sh bench
@@ -66,4 +75,4 @@ format:
 	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_HOOKS)

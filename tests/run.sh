@@ -4,10 +4,12 @@
 #
 #   unit          cmocka tests of the engine (release build)
 #   unit-asan     the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#   integration   bats tests of the real binary, as root
+#   integration   bats tests of the real binary, as root (the reliability
+#                 tests use the build with pause points, build-hooks)
 set -u
 build=${1:-build}
 asan=${2:-build-asan}
+hooks=${3:-build-hooks}
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$(mktemp -d /tmp/cell-test-log.XXXXXX)
 pass=0 fail=0 skip=0
@@ -41,7 +43,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print
 
 out="$log/integration.tap"
 if [ "$(id -u)" = 0 ]; then
-	CELL="$top/$build/cell" bats --tap "$top/tests/integration" 2>&1 | tee "$out"
+	CELL="$top/$build/cell" CELL_HOOKS="$top/$hooks/cell" \
+		bats --tap "$top/tests/integration" 2>&1 | tee "$out"
 else
 	echo "ok 1 integration # skip not root" | tee "$out"
 fi

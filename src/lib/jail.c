@@ -20,6 +20,7 @@
 
 #include "cgroup.h"
 #include "cleanup.h"
+#include "hook.h"
 #include "proc.h"
 #include "spec.h"
 
@@ -91,6 +92,7 @@ int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 	if (j->state != NULL && cgroup_from_json(&cg, json_object_get(j->state, "cgroup"), e) == 0 &&
 	    cgroup_destroy(&cg, e) < 0)
 		return cell_err_prefix(e, "jail %s", j->dir.name);
+	test_hook("release:cgroups");
 	if (remove || record_autoremove(j->state))
 		return store_jail_remove(rootfd, &j->dir, e);
 	rec = j->state;
@@ -252,12 +254,14 @@ static void kill_cgroup_v2(const json_t *st)
 
 int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 {
+	test_hook("stop:locked");
 	if (!j->running)
 		return 0;
 	if (timeout > 0) {
 		if (syscall(SYS_pidfd_send_signal, j->pidfd, SIGTERM, NULL, 0) < 0 && errno != ESRCH)
 			return cell_err_set(e, errno, "jail %s: SIGTERM to pid %d", j->dir.name,
 					    (int)j->pid);
+		test_hook("stop:signalled");
 		if (wait_ended(j->pidfd, timeout > 86400 ? 86400000 : timeout * 1000))
 			goto ended;
 	}
@@ -267,6 +271,7 @@ int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 		return cell_err_set(e, errno, "jail %s: SIGKILL to pid %d", j->dir.name,
 				    (int)j->pid);
 	kill_cgroup_v2(j->state);
+	test_hook("stop:killed");
 	if (!wait_ended(j->pidfd, STOP_KILL_WAIT_MS))
 		return cell_err_set(e, ETIMEDOUT, "jail %s: pid %d did not end after SIGKILL",
 				    j->dir.name, (int)j->pid);
@@ -283,6 +288,7 @@ ended:
 
 int jail_remove(int rootfd, struct jail *j, bool force, struct cell_err *e)
 {
+	test_hook("rm:locked");
 	if (j->running && !force)
 		return cell_err_set(e, EBUSY,
 				    "jail %s: is running (cell stop it first, or cell rm -f)",

@@ -49,6 +49,7 @@
 
 #include "cgroup.h"
 #include "channel.h"
+#include "hook.h"
 #include "init.h"
 #include "jail.h"
 #include "policy.h"
@@ -388,12 +389,16 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		goto out;
 	if (store_jail_create(rootfd, s->name, jail_reap_cb, NULL, &jail, e) < 0)
 		goto out;
+	test_hook("run:created");
 	/* Recorded before they exist: a cell killed from here on leaves a
 	 * record naming what to remove. */
 	if (cgroup_plan(&cg, s, state_root, e) < 0 ||
-	    record_state(&jail, s, &cg, getpid(), created, "creating", e) < 0 ||
-	    cgroup_make(&cg, s, e) < 0)
+	    record_state(&jail, s, &cg, getpid(), created, "creating", e) < 0)
 		goto out;
+	test_hook("run:recorded");
+	if (cgroup_make(&cg, s, e) < 0)
+		goto out;
+	test_hook("run:cgroups");
 	if (s->detach) {
 		c.log_fd = open_jail_file(&jail, "log", O_APPEND, e);
 		if (c.log_fd < 0)
@@ -443,14 +448,17 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	sv[0] = -1;
 	/* A jail's output may outlive a reader of ours; never die of it. */
 	signal(SIGPIPE, SIG_IGN);
+	test_hook("run:cloned");
 	if (start_child(&r, &cg, e) < 0 ||
 	    record_state(&jail, s, &cg, r.pid, created, "running", e) < 0 || send_go(&r, e) < 0) {
 		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
 		run_supervise(&r);
 		goto out;
 	}
+	test_hook("run:started");
 	if (s->detach) {
 		run_wait_exec(&r);
+		test_hook("run:execd");
 		if (r.failed) {
 			run_supervise(&r); /* reaps the child */
 			goto failed;

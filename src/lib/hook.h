@@ -1,0 +1,22 @@
+/*
+ * hook.h - pause points for the reliability tests.
+ *
+ * A build configured with -Dtest_hooks=true stops at stage NAME when the
+ * environment says CELL_TEST_PAUSE=NAME: it writes its pid to the file
+ * CELL_TEST_PAUSE_FILE names (if any) and waits to be killed, so that a
+ * test can kill -9 cell at exactly that point of run, stop or rm.  Other
+ * builds compile the hooks to nothing.
+ */
+#ifndef CELL_HOOK_H
+#define CELL_HOOK_H
+
+#ifdef CELL_TEST_HOOKS
+void test_hook(const char *stage);
+#else
+static inline void test_hook(const char *stage)
+{
+	(void)stage;
+}
+#endif
+
+#endif
