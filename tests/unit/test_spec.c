@@ -288,6 +288,74 @@ static void validate_checks_cgroup_params(void **state)
 	}
 }
 
+
+static void params_set_the_spec_by_their_names(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	spec_init(&s);
+	assert_int_equal(spec_set_param(&s, "name", "web", &e), 0);
+	assert_int_equal(spec_set_param(&s, "host.hostname", "h1", &e), 0);
+	assert_int_equal(spec_set_param(&s, "domainname", "d1", &e), 0);
+	assert_int_equal(spec_set_param(&s, "path", "/srv/web", &e), 0);
+	assert_int_equal(spec_set_param(&s, "rw", NULL, &e), 0);
+	assert_int_equal(spec_set_param(&s, "init", "false", &e), 0);
+	assert_int_equal(spec_set_param(&s, "policy", "no", &e), 0);
+	assert_int_equal(spec_set_param(&s, "bind", "/a:/b:ro", &e), 0);
+	assert_int_equal(spec_set_param(&s, "bind", "/c:/d", &e), 0);
+	assert_int_equal(spec_set_param(&s, "env", "A=1", &e), 0);
+	assert_int_equal(spec_set_param(&s, "user", "1000:100", &e), 0);
+	assert_int_equal(spec_set_param(&s, "net", "host", &e), 0);
+	assert_int_equal(spec_set_param(&s, "allow.raw_sockets", NULL, &e), 0);
+	assert_int_equal(spec_set_param(&s, "allow.mlock", "true", &e), 0);
+	assert_int_equal(spec_set_param(&s, "allow.mlock", "false", &e), 0);
+	assert_int_equal(spec_set_param(&s, "memory", "64M", &e), 0);
+	assert_int_equal(spec_set_param(&s, "cpus", "0.5", &e), 0);
+	assert_string_equal(s.name, "web");
+	assert_string_equal(s.hostname, "h1");
+	assert_string_equal(s.domainname, "d1");
+	assert_string_equal(s.rootfs, "/srv/web");
+	assert_true(s.rw);
+	assert_false(s.init);
+	assert_false(s.policy);
+	assert_int_equal(s.nbinds, 2);
+	assert_true(s.binds[0].ro);
+	assert_string_equal(spec_env_get(&s, "A"), "1");
+	assert_int_equal(s.uid, 1000);
+	assert_int_equal(s.gid, 100);
+	assert_int_equal(s.net, JAIL_NET_HOST);
+	assert_int_equal(s.allow, JAIL_ALLOW_RAW_SOCKETS);
+	assert_int_equal(s.limits.memory, 64LL << 20);
+	assert_int_equal(s.limits.cpus_milli, 500);
+	assert_true(spec_param_is_list("bind"));
+	assert_true(spec_param_is_list("env"));
+	assert_false(spec_param_is_list("memory"));
+	spec_free(&s);
+}
+
+static void bad_params_are_errors_naming_them(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	spec_init(&s);
+	assert_int_equal(spec_set_param(&s, "memroy", "64M", &e), -1);
+	assert_string_equal(e.msg, "unknown parameter \"memroy\"");
+	assert_int_equal(spec_set_param(&s, "rw", "maybe", &e), -1);
+	assert_string_equal(e.msg, "rw = maybe: expected true or false");
+	assert_int_equal(spec_set_param(&s, "net", "bridge", &e), -1);
+	assert_string_equal(e.msg, "net = bridge: expected none or host");
+	assert_int_equal(spec_set_param(&s, "allow.everything", NULL, &e), -1);
+	assert_non_null(strstr(e.msg, "unknown rule"));
+	assert_int_equal(spec_set_param(&s, "memory", NULL, &e), -1);
+	assert_string_equal(e.msg, "memory: needs a value");
+	assert_int_equal(spec_set_param(&s, "hostname", NULL, &e), -1);
+	assert_int_equal(spec_set_param(&s, "name", "-bad", &e), -1);
+	assert_non_null(strstr(e.msg, "invalid name"));
+	spec_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +370,8 @@ int main(void)
 		cmocka_unit_test(sizes_and_cpus_parse),
 		cmocka_unit_test(limits_are_checked_by_name),
 		cmocka_unit_test(validate_checks_cgroup_params),
+		cmocka_unit_test(params_set_the_spec_by_their_names),
+		cmocka_unit_test(bad_params_are_errors_naming_them),
 	};
 	return cmocka_run_group_tests_name("spec", tests, NULL, NULL);
 }

@@ -172,6 +172,102 @@ static void a_record_with_a_recycled_pid_is_stale(void **state)
 	assert_false(proc_alive(0, start));
 }
 
+
+static void jids_are_the_lowest_free_and_stable(void **state)
+{
+	struct store_jail a, b, c, d;
+	struct cell_err e;
+	char dir[256];
+	int rootfd = test_root("jid", dir, sizeof(dir));
+
+	assert_int_equal(store_jail_create(rootfd, "a", NULL, NULL, &a, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "b", NULL, NULL, &b, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "c", NULL, NULL, &c, &e), 0);
+	assert_int_equal(a.jid, 1);
+	assert_int_equal(b.jid, 2);
+	assert_int_equal(c.jid, 3);
+	/* b's JID is free again once b is gone; a and c keep theirs. */
+	assert_int_equal(store_jail_remove(rootfd, &b, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "d", NULL, NULL, &d, &e), 0);
+	assert_int_equal(d.jid, 2);
+	store_jail_unlock(&a);
+	store_jail_close(&a);
+	assert_int_equal(store_jail_open(rootfd, "a", &a, &e), 0);
+	assert_int_equal(a.jid, 1);
+	assert_int_equal(store_jail_remove(rootfd, &a, &e), 0);
+	assert_int_equal(store_jail_remove(rootfd, &c, &e), 0);
+	assert_int_equal(store_jail_remove(rootfd, &d, &e), 0);
+	close(rootfd);
+}
+
+static void a_crashed_creators_temporary_directory_is_removed(void **state)
+{
+	struct store_jail j;
+	struct cell_err e;
+	char dir[256], path[300];
+	int rootfd = test_root("tmp", dir, sizeof(dir));
+
+	snprintf(path, sizeof(path), "%s/.new-1-deadbeef", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(store_jail_create(rootfd, "x", NULL, NULL, &j, &e), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(store_jail_remove(rootfd, &j, &e), 0);
+	assert_int_equal(count_entries(dir), 0);
+	close(rootfd);
+}
+
+static void open_and_relock_see_a_jail_replaced_meanwhile(void **state)
+{
+	struct store_jail a, b, t;
+	struct cell_err e;
+	char dir[256];
+	int rootfd = test_root("replace", dir, sizeof(dir));
+
+	assert_int_equal(store_jail_open(rootfd, "none", &a, &e), -1);
+	assert_int_equal(e.errnum, ENOENT);
+	assert_int_equal(store_jail_create(rootfd, "web", NULL, NULL, &a, &e), 0);
+	store_jail_unlock(&a);
+	/* Another command removes web and makes a new one of that name. */
+	assert_int_equal(store_jail_open(rootfd, "web", &b, &e), 0);
+	/* b holds it: a second try does not wait, and fails. */
+	assert_int_equal(store_jail_trylock(rootfd, "web", &t), -1);
+	assert_int_equal(store_jail_remove(rootfd, &b, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "web", NULL, NULL, &b, &e), 0);
+	store_jail_unlock(&b);
+	/* a's directory is gone: relock says so, and removing it leaves
+	 * the new web alone. */
+	assert_int_equal(store_jail_relock(rootfd, &a), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(store_jail_remove(rootfd, &a, &e), 0);
+	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(store_jail_relock(rootfd, &b), 0);
+	assert_int_equal(store_jail_remove(rootfd, &b, &e), 0);
+	close(rootfd);
+}
+
+static void list_names_jails_sorted_and_skips_temporaries(void **state)
+{
+	struct store_jail a, b;
+	struct cell_err e;
+	char dir[256], path[300], **names;
+	size_t n;
+	int rootfd = test_root("list", dir, sizeof(dir));
+
+	assert_int_equal(store_jail_create(rootfd, "zeta", NULL, NULL, &a, &e), 0);
+	assert_int_equal(store_jail_create(rootfd, "alpha", NULL, NULL, &b, &e), 0);
+	snprintf(path, sizeof(path), "%s/.new-9-00000000", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(store_list(rootfd, &names, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(names[0], "alpha");
+	assert_string_equal(names[1], "zeta");
+	store_names_free(names, n);
+	rmdir(path);
+	assert_int_equal(store_jail_remove(rootfd, &a, &e), 0);
+	assert_int_equal(store_jail_remove(rootfd, &b, &e), 0);
+	close(rootfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +276,10 @@ int main(void)
 		cmocka_unit_test(a_live_name_cannot_be_created_twice),
 		cmocka_unit_test(a_dead_jails_leftovers_are_reclaimed),
 		cmocka_unit_test(a_record_with_a_recycled_pid_is_stale),
+		cmocka_unit_test(jids_are_the_lowest_free_and_stable),
+		cmocka_unit_test(a_crashed_creators_temporary_directory_is_removed),
+		cmocka_unit_test(open_and_relock_see_a_jail_replaced_meanwhile),
+		cmocka_unit_test(list_names_jails_sorted_and_skips_temporaries),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }
