@@ -4,6 +4,8 @@
  */
 #include "channel.h"
 
+#include "init.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +30,60 @@ void run_init(struct run *r)
 	r->master = -1;
 	r->stdin_open = true;
 	r->stdout_open = true;
+}
+
+int run_open(struct run *r, int sv[2], struct cell_err *e)
+{
+	sigset_t block;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return cell_err_set(e, errno, "create the channel to the jail");
+	init_forwarded_signals(&block);
+	sigaddset(&block, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &block, &r->saved) < 0)
+		return cell_err_set(e, errno, "block signals");
+	r->masked = true;
+	r->sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->sigfd < 0)
+		return cell_err_set(e, errno, "signalfd");
+	return 0;
+}
+
+void run_take_channel(struct run *r, int sv[2])
+{
+	close(sv[1]);
+	sv[1] = -1;
+	r->sock = sv[0];
+	sv[0] = -1;
+	/* A jail's output may outlive a reader of ours; never die of it. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void run_close(struct run *r, int sv[2])
+{
+	tty_restore(STDIN_FILENO, &r->tty);
+	if (r->master >= 0)
+		close(r->master);
+	if (r->sock >= 0)
+		close(r->sock);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	if (r->sigfd >= 0)
+		close(r->sigfd);
+	for (int i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			close(sv[i]);
+	if (r->masked)
+		sigprocmask(SIG_SETMASK, &r->saved, NULL);
+	r->master = r->sock = r->pidfd = r->sigfd = -1;
+	r->masked = false;
+}
+
+void run_child_error(const struct run *r, struct cell_err *e)
+{
+	e->errnum = r->err.errnum;
+	e->exit_code = r->err.exit_code;
+	memcpy(e->msg, r->err.text, sizeof(e->msg));
 }
 
 noreturn void channel_fail(int sock, const struct cell_err *e)

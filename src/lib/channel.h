@@ -10,6 +10,7 @@
 #ifndef CELL_CHANNEL_H
 #define CELL_CHANNEL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdnoreturn.h>
 #include <sys/types.h>
@@ -39,9 +40,24 @@ struct run {
 	struct tty_saved tty;
 	bool failed; /* the child reported an error */
 	struct child_msg err;
+	sigset_t saved; /* the signal mask before run_open() */
+	bool masked;
 };
 
 void run_init(struct run *r);
+
+/* Before the clone: the channel SV (SV[1] the child's end) and the
+ * signalfd of the forwarded signals and SIGCHLD, which are blocked from
+ * now on (queued for the process, not lost); the mask before is kept in
+ * r->saved for the child to restore before its execve. */
+int run_open(struct run *r, int sv[2], struct cell_err *e);
+/* After the clone, in the parent: keeps SV[0] as r->sock. */
+void run_take_channel(struct run *r, int sv[2]);
+/* Closes what run_open and the supervision opened, restores the signal
+ * mask and the caller's terminal. */
+void run_close(struct run *r, int sv[2]);
+/* The error the child reported, as the caller's. */
+void run_child_error(const struct run *r, struct cell_err *e);
 
 /* The child's side: sends E to the parent and exits with its code. */
 noreturn void channel_fail(int sock, const struct cell_err *e);

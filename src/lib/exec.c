@@ -141,9 +141,8 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	struct cgroup cg;
 	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
 	struct run r;
-	sigset_t block;
 	int rootfd = -1, sv[2] = {-1, -1}, cgfd = -2, ret = -1;
-	bool masked = false, opened = false;
+	bool opened = false;
 
 	cgroup_init(&cg);
 	run_init(&r);
@@ -169,22 +168,9 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 		cell_err_set(e, errno, "jail %s: join its pid namespace", s->name);
 		goto out;
 	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		cell_err_set(e, errno, "create the channel to the jail");
+	if (run_open(&r, sv, e) < 0)
 		goto out;
-	}
-	init_forwarded_signals(&block);
-	sigaddset(&block, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &block, &c.parent) < 0) {
-		cell_err_set(e, errno, "block signals");
-		goto out;
-	}
-	masked = true;
-	r.sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (r.sigfd < 0) {
-		cell_err_set(e, errno, "signalfd");
-		goto out;
-	}
+	c.parent = r.saved;
 	c.sock = sv[1];
 	c.jail_pidfd = j.pidfd;
 	c.umask = umask(022);
@@ -198,11 +184,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 		close(sv[0]);
 		exec_child(&c);
 	}
-	close(sv[1]);
-	sv[1] = -1;
-	r.sock = sv[0];
-	sv[0] = -1;
-	signal(SIGPIPE, SIG_IGN);
+	run_take_channel(&r, sv);
 	if (cgroup_add_pid(&cg, r.pid, e) < 0 || send(r.sock, "g", 1, MSG_NOSIGNAL) != 1) {
 		if (e->msg[0] == '\0')
 			cell_err_set(e, errno, "jail %s: start", s->name);
@@ -217,29 +199,14 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	opened = false;
 	*status = run_supervise(&r);
 	if (r.failed) {
-		e->errnum = r.err.errnum;
-		e->exit_code = r.err.exit_code;
-		memcpy(e->msg, r.err.text, sizeof(e->msg));
+		run_child_error(&r, e);
 		goto out;
 	}
 	ret = 0;
 out:
-	tty_restore(STDIN_FILENO, &r.tty);
-	if (r.master >= 0)
-		close(r.master);
-	if (r.sock >= 0)
-		close(r.sock);
-	if (r.pidfd >= 0)
-		close(r.pidfd);
-	if (r.sigfd >= 0)
-		close(r.sigfd);
-	for (int i = 0; i < 2; i++)
-		if (sv[i] >= 0)
-			close(sv[i]);
+	run_close(&r, sv);
 	if (cgfd >= 0)
 		close(cgfd);
-	if (masked)
-		sigprocmask(SIG_SETMASK, &c.parent, NULL);
 	if (opened)
 		jail_close(&j);
 	cgroup_release(&cg);

@@ -374,9 +374,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	struct run r;
 	struct store_jail jail = {.dirfd = -1};
 	struct cell_err ignored;
-	sigset_t block;
 	int rootfd = -1, sv[2] = {-1, -1}, ret = -1;
-	bool masked = false, keep = false;
+	bool keep = false;
 	time_t created = time(NULL);
 
 	cgroup_init(&cg);
@@ -413,23 +412,9 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		cell_err_set(e, ENOMEM, "jail %s", s->name);
 		goto out;
 	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		cell_err_set(e, errno, "create the channel to the jail");
+	if (run_open(&r, sv, e) < 0)
 		goto out;
-	}
-	/* Signals that arrive from now on are queued for the jail, not lost. */
-	init_forwarded_signals(&block);
-	sigaddset(&block, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &block, &c.parent) < 0) {
-		cell_err_set(e, errno, "block signals");
-		goto out;
-	}
-	masked = true;
-	r.sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (r.sigfd < 0) {
-		cell_err_set(e, errno, "signalfd");
-		goto out;
-	}
+	c.parent = r.saved;
 	c.sock = sv[1];
 	c.umask = umask(022);
 	umask(c.umask);
@@ -442,12 +427,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		close(sv[0]);
 		child_main(&c);
 	}
-	close(sv[1]);
-	sv[1] = -1;
-	r.sock = sv[0];
-	sv[0] = -1;
-	/* A jail's output may outlive a reader of ours; never die of it. */
-	signal(SIGPIPE, SIG_IGN);
+	run_take_channel(&r, sv);
 	test_hook("run:cloned");
 	if (start_child(&r, &cg, e) < 0 ||
 	    record_state(&jail, s, &cg, r.pid, created, "running", e) < 0 || send_go(&r, e) < 0) {
@@ -483,31 +463,16 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	}
 failed:
 	if (r.failed) {
-		e->errnum = r.err.errnum;
-		e->exit_code = r.err.exit_code;
-		memcpy(e->msg, r.err.text, sizeof(e->msg));
+		run_child_error(&r, e);
 		goto out;
 	}
 	ret = 0;
 out:
-	tty_restore(STDIN_FILENO, &r.tty);
-	if (r.master >= 0)
-		close(r.master);
-	if (r.sock >= 0)
-		close(r.sock);
-	if (r.pidfd >= 0)
-		close(r.pidfd);
-	if (r.sigfd >= 0)
-		close(r.sigfd);
-	for (int i = 0; i < 2; i++)
-		if (sv[i] >= 0)
-			close(sv[i]);
+	run_close(&r, sv);
 	if (c.log_fd >= 0)
 		close(c.log_fd);
 	if (c.exit_fd >= 0)
 		close(c.exit_fd);
-	if (masked)
-		sigprocmask(SIG_SETMASK, &c.parent, NULL);
 	if (keep) {
 		cgroup_release(&cg);
 		store_jail_close(&jail);
