@@ -284,7 +284,7 @@ static int scan_value(struct lexer *lx, const struct merge *m, struct valbuf *ou
 		      struct cell_err *e)
 {
 	int line = lx->line, col = lx->col;
-	unsigned char q = peek(lx, 0), c;
+	unsigned char q = peek(lx, 0);
 	char ch;
 
 	out->len = 0;
@@ -305,9 +305,10 @@ static int scan_value(struct lexer *lx, const struct merge *m, struct valbuf *ou
 	}
 	advance(lx);
 	for (;;) {
+		unsigned char c = peek(lx, 0);
+
 		if (at_end(lx))
 			return err_at(lx, line, col, e, "unterminated string");
-		c = peek(lx, 0);
 		if (c == q) {
 			advance(lx);
 			return 0;
@@ -363,7 +364,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 /* Refuses what the parser never reads: too big a file, a NUL byte. */
 static int check_text(struct lexer *lx, struct cell_err *e)
 {
-	const char *nul = memchr(lx->text, '\0', lx->len);
+	const char *nul = lx->len != 0 ? memchr(lx->text, '\0', lx->len) : NULL;
 	size_t stop = lx->len > JAILCONF_MAX_FILE ? JAILCONF_MAX_FILE : lx->len;
 
 	if (nul != NULL && (size_t)(nul - lx->text) < stop)
@@ -631,6 +632,9 @@ static int apply(struct parser *p, struct merge *m, const struct stmt *st, bool 
 	int r = -1;
 
 	lx.jail = global ? m->jail : NULL;
+	if (n > JAILCONF_MAX_PARAMS)
+		return err_at(&lx, st->line, st->col, e, "jail \"%s\" has more than %d parameters",
+			      m->jail, JAILCONF_MAX_PARAMS);
 	if (n > 2) {
 		vals = calloc(n, sizeof(*vals));
 		if (vals == NULL)
