@@ -619,6 +619,19 @@ static void merge_free(struct merge *m)
 	free(m->slots);
 }
 
+/* Counts BYTES of work against JAILCONF_MAX_TOTAL: copying the globals
+ * into each jail must not turn a 1 MiB file into gigabytes. */
+static int charge(struct parser *p, const struct lexer *lx, const struct span *at, size_t bytes,
+		  struct cell_err *e)
+{
+	p->total += bytes;
+	if (p->total <= JAILCONF_MAX_TOTAL)
+		return 0;
+	return err_at(lx, at->line, at->col, e,
+		      "more than %d MiB of parameters once the globals are copied into each jail",
+		      JAILCONF_MAX_TOTAL >> 20);
+}
+
 /* Applies one statement to the jail being built. */
 static int apply(struct parser *p, struct merge *m, const struct stmt *st, bool global,
 		 struct cell_err *e)
@@ -635,6 +648,9 @@ static int apply(struct parser *p, struct merge *m, const struct stmt *st, bool 
 	if (n > JAILCONF_MAX_PARAMS)
 		return err_at(&lx, st->line, st->col, e, "jail \"%s\" has more than %d parameters",
 			      m->jail, JAILCONF_MAX_PARAMS);
+	if (charge(p, &lx, &(struct span){0, st->line, st->col}, PARAM_COST * n + strlen(st->key),
+		   e) < 0)
+		return -1;
 	if (n > 2) {
 		vals = calloc(n, sizeof(*vals));
 		if (vals == NULL)
@@ -648,16 +664,9 @@ static int apply(struct parser *p, struct merge *m, const struct stmt *st, bool 
 		lx.pos = sp->off;
 		lx.line = sp->line;
 		lx.col = sp->col;
-		if (scan_value(&lx, m, &p->vb, e) < 0)
+		if (scan_value(&lx, m, &p->vb, e) < 0 ||
+		    charge(p, &lx, sp, (lx.pos - sp->off) + p->vb.len, e) < 0)
 			goto out;
-		p->total += PARAM_COST + (lx.pos - sp->off) + p->vb.len;
-		if (p->total > JAILCONF_MAX_TOTAL) {
-			err_at(&lx, sp->line, sp->col, e,
-			       "more than %d MiB of parameters once the globals are copied into "
-			       "each jail",
-			       JAILCONF_MAX_TOTAL >> 20);
-			goto out;
-		}
 		vals[i] = strdup(p->vb.buf);
 		if (vals[i] == NULL) {
 			err_nomem(&lx, e);

@@ -450,6 +450,21 @@ static void too_many_params_or_copies_are_errors(void **state)
 		assert_int_equal(jailconf_parse(big, len, "cell.conf", &c, &e), -1);
 		assert_non_null(strstr(e.msg, "MiB of parameters once the globals are copied"));
 	}
+	/* Bare globals cost too, however short. */
+	len = 0;
+	for (int i = 0; i < 200000; i++)
+		len += (size_t)sprintf(big + len, "a;");
+	for (int i = 0; i < 1000; i++)
+		len += (size_t)sprintf(big + len, "j%d{}", i);
+	{
+		struct jailconf c;
+		struct cell_err e;
+
+		assert_int_equal(jailconf_parse(big, len, "cell.conf", &c, &e), -1);
+		/* Where it ran out, in the third jail. */
+		assert_non_null(strstr(e.msg, ": more than 32 MiB of parameters once the globals "
+					      "are copied into each jail (for jail \"j2\")"));
+	}
 	free(big);
 }
 
