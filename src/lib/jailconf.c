@@ -416,8 +416,7 @@ static int open_block(struct parser *p, char *name, int line, int col, struct ce
 	}
 	for (size_t i = 0; i < p->nblocks; i++)
 		if (strcmp(p->blocks[i].name, name) == 0) {
-			err_at(&p->lx, line, col, e, "jail \"%s\" declared twice (first at %d:%d)",
-			       name, p->blocks[i].line, p->blocks[i].col);
+			err_at(&p->lx, line, col, e, "jail \"%s\" declared twice", name);
 			free(name);
 			return -1;
 		}
