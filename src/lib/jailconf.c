@@ -475,6 +475,34 @@ static int parse_values(struct parser *p, struct stmt *st, struct cell_err *e)
 	}
 }
 
+/* The name that begins a statement: a parameter's or a jail's. */
+static int read_name(struct lexer *lx, char **out, struct cell_err *e)
+{
+	int line = lx->line, col = lx->col;
+	size_t start = lx->pos;
+	char what[32];
+
+	if (peek(lx, 0) == '*')
+		return err_at(lx, line, col, e, "wildcard jails (*) are not supported");
+	if (!is_name_char(peek(lx, 0)))
+		return err_at(lx, line, col, e, "expected a parameter or a jail name, found %s",
+			      describe(lx, what, sizeof(what)));
+	while (is_name_char(peek(lx, 0))) {
+		if (lx->pos - start == JAILCONF_MAX_TOKEN)
+			return err_at(lx, line, col, e, "name longer than %d bytes",
+				      JAILCONF_MAX_TOKEN);
+		advance(lx);
+	}
+	if (peek(lx, 0) == '*')
+		return err_at(lx, line, col, e, "wildcard jails (*) are not supported");
+	if (lx->pos - start == 8 && memcmp(lx->text + start, ".include", 8) == 0)
+		return err_at(lx, line, col, e, ".include is not supported");
+	*out = strndup(lx->text + start, lx->pos - start);
+	if (*out == NULL)
+		return err_nomem(lx, e);
+	return 0;
+}
+
 /* The first pass: the syntax, and what the second pass needs. */
 static int parse_statements(struct parser *p, struct cell_err *e)
 {
@@ -485,7 +513,6 @@ static int parse_statements(struct parser *p, struct cell_err *e)
 	for (;;) {
 		cleanup_free char *name = NULL;
 		int line, col;
-		size_t start;
 		enum op op;
 
 		if (skip_space(lx, e) < 0)
@@ -509,26 +536,8 @@ static int parse_statements(struct parser *p, struct cell_err *e)
 			advance(lx);
 			continue;
 		}
-		if (peek(lx, 0) == '*')
-			return err_at(lx, line, col, e, "wildcard jails (*) are not supported");
-		if (!is_name_char(peek(lx, 0)))
-			return err_at(lx, line, col, e,
-				      "expected a parameter or a jail name, found %s",
-				      describe(lx, what, sizeof(what)));
-		start = lx->pos;
-		while (is_name_char(peek(lx, 0))) {
-			if (lx->pos - start == JAILCONF_MAX_TOKEN)
-				return err_at(lx, line, col, e, "name longer than %d bytes",
-					      JAILCONF_MAX_TOKEN);
-			advance(lx);
-		}
-		if (peek(lx, 0) == '*')
-			return err_at(lx, line, col, e, "wildcard jails (*) are not supported");
-		name = strndup(lx->text + start, lx->pos - start);
-		if (name == NULL)
-			return err_nomem(lx, e);
-		if (strcmp(name, ".include") == 0)
-			return err_at(lx, line, col, e, ".include is not supported");
+		if (read_name(lx, &name, e) < 0)
+			return -1;
 		if (skip_space(lx, e) < 0)
 			return -1;
 		if (peek(lx, 0) == '{') {
