@@ -902,8 +902,8 @@ int jailconf_to_spec(const struct jailconf *c, const struct jailconf_jail *j, st
 		const struct jailconf_param *q = &j->params[i];
 
 		if (strcmp(q->key, "exec.start") == 0 || strcmp(q->key, "exec.stop") == 0) {
-			if (q->value == NULL)
-				return cell_err_set(e, 0, "%s:%d:%d: %s: needs a value", c->file,
+			if (q->value == NULL || q->value[0] == '\0')
+				return cell_err_set(e, 0, "%s:%d:%d: %s: needs a command", c->file,
 						    q->line, q->col, q->key);
 			if (strcmp(q->key, "exec.start") == 0)
 				start = q;

@@ -356,7 +356,9 @@ static void spec_errors_name_the_param(void **state)
 		   "cell.conf:1:1: --memory lots: expected a size (e.g. 64M, 1G)");
 	spec_fails("\n\n  web { memory = 64M; }", "web",
 		   "cell.conf:3:3: jail \"web\": exec.start is required");
-	spec_fails("j { exec.start; }", "j", "cell.conf:1:5: exec.start: needs a value");
+	spec_fails("j { exec.start; }", "j", "cell.conf:1:5: exec.start: needs a command");
+	spec_fails("j { exec.start = x; exec.stop = \"\"; }", "j",
+		   "cell.conf:1:21: exec.stop: needs a command");
 	/* A value's newline does not split the message. */
 	spec_fails("j { exec.start = x; nrtask = \"1\n2\"; }", "j",
 		   "cell.conf:1:21: --nrtask 1?2: expected a number of tasks >= 1");
