@@ -41,6 +41,45 @@ run_unit unit "$top/$build"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	run_unit unit-asan "$top/$asan"
 
+# The saved crash inputs once each, then a short libFuzzer pass over a copy
+# of the seed corpus (the run adds inputs to it; the repository's stays as
+# it is).  A crash input is kept in the sanitizer build dir as fuzz-*.
+run_fuzz() { # out binary
+	local regs="$top/tests/fuzz/regressions/jailconf" secs=${FUZZ_SECONDS:-20} corpus r
+	local -a files=()
+	[ -d "$regs" ] && files=("$regs"/*)
+	[ -e "${files[0]:-}" ] || files=()
+	if [ "${#files[@]}" -eq 0 ] || "$2" -timeout=5 "${files[@]}" >"$log/fuzz-regressions.log" 2>&1; then
+		echo "ok 1 fuzz regressions (${#files[@]} inputs)" >>"$1"
+	else
+		tail -n 30 "$log/fuzz-regressions.log"
+		echo "not ok 1 fuzz regressions" >>"$1"
+	fi
+	corpus=$(mktemp -d /tmp/cell-fuzz-corpus.XXXXXX)
+	cp -r "$top/tests/fuzz/corpus/jailconf/." "$corpus/"
+	"$2" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -dict="$top/tests/fuzz/jailconf.dict" \
+		-artifact_prefix="$top/$asan/fuzz-" "$corpus" >"$log/fuzz.log" 2>&1
+	r=$?
+	rm -rf "$corpus"
+	if [ "$r" -eq 0 ]; then
+		echo "ok 2 fuzz jailconf $secs s" >>"$1"
+	else
+		tail -n 30 "$log/fuzz.log"
+		echo "not ok 2 fuzz jailconf $secs s (input saved as $top/$asan/fuzz-*)" >>"$1"
+	fi
+}
+
+out="$log/fuzz.tap"
+: >"$out"
+if [ -x "$top/$asan/tests/fuzz/fuzz_jailconf" ]; then
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		run_fuzz "$out" "$top/$asan/tests/fuzz/fuzz_jailconf"
+else
+	echo "ok 1 fuzz # skip no libFuzzer" >"$out"
+fi
+cat "$out"
+count_tap "$out" fuzz
+
 out="$log/integration.tap"
 if [ "$(id -u)" = 0 ]; then
 	CELL="$top/$build/cell" CELL_HOOKS="$top/$hooks/cell" \
