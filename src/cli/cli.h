@@ -37,6 +37,8 @@ int cmd_stop(const struct cli_global *g, int argc, char **argv);
 int cmd_rm(const struct cli_global *g, int argc, char **argv);
 int cmd_exec(const struct cli_global *g, int argc, char **argv);
 int cmd_set(const struct cli_global *g, int argc, char **argv);
+int cmd_up(const struct cli_global *g, int argc, char **argv);
+int cmd_down(const struct cli_global *g, int argc, char **argv);
 int cmd_logs(const struct cli_global *g, int argc, char **argv);
 
 #endif

@@ -28,6 +28,8 @@ static const struct cli_command commands[] = {
 	{"inspect", cmd_inspect, "describe a running jail, or the jail of a process"},
 	{"stop", cmd_stop, "stop running jails"},
 	{"rm", cmd_rm, "remove stopped jails"},
+	{"up", cmd_up, "start the jails of a jail file (cell.conf)"},
+	{"down", cmd_down, "stop and remove the jails of a jail file"},
 };
 
 int cli_fail(const char *cmd, const struct cell_err *e)
