@@ -7,8 +7,9 @@ set -eu
 BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev libmnl-dev"
 # tests: unit (cmocka), integration (bats), pty sessions (script, from
 # bsdutils), a busybox root, iproute2 for network checks, python3 for
-# single syscalls from inside a jail, capsh (libcap2-bin) to decode masks
-TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin"
+# single syscalls from inside a jail, capsh (libcap2-bin) to decode masks,
+# jq to read cell ls --json and state records
+TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq"
 # the sanitizer build and the fuzzers
 SAN="clang libclang-rt-14-dev"
 # bench (tests/bench/startup.sh): hyperfine, the runtimes compared, jq for
