@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# Jail files: cell up and cell down (docs/cell.conf.5).
+load helpers
+
+setup() {
+	cell_setup
+	CONF=$WORK/cell.conf
+}
+
+teardown() {
+	local rc=0
+	cell_rm_all || rc=$?
+	cell_teardown || rc=$?
+	return "$rc"
+}
+
+# A file of two jails: globals, $name, a list param, exec.stop.
+write_conf() {
+	cat >"$CONF" <<-EOF
+		# two jails sharing a limit
+		nrtask = 50;
+		bind = "$WORK:/srv";
+		web {
+		    host.hostname = "\$name.example";
+		    exec.start = "echo up > /srv/web.started; exec sleep 100";
+		    exec.stop = "echo bye > /srv/web.stopped";
+		    memory = 64M;
+		}
+		db { exec.start = 'exec sleep 100'; init; }
+	EOF
+}
+
+@test "cell up starts every jail of the file, detached, and prints their names" {
+	write_conf
+	run cell up -f "$CONF"
+	[ "$status" -eq 0 ]
+	[ "$output" = "web
+db" ]
+	[ "$(cell ls -q)" = "db
+web" ]
+	wait_for "[ -s $WORK/web.started ]" || { cat $CONF; cell logs web; ls -la $WORK; false; }
+}
+
+@test "a jail file's globals, \$name and per-jail params reach each jail" {
+	write_conf
+	cell up -f "$CONF" >/dev/null
+	run cell ls -n -o name,hostname,nrtask,memory,init
+	[ "$status" -eq 0 ]
+	[ "$output" = "name=db hostname=db nrtask=50 init=true
+name=web hostname=web.example nrtask=50 memory=64M init=false" ]
+	run cell exec web hostname
+	[ "$output" = web.example ]
+}
+
+@test "cell up NAME starts only that jail" {
+	write_conf
+	run cell up -f "$CONF" db
+	[ "$status" -eq 0 ]
+	[ "$output" = db ]
+	[ "$(cell ls -q)" = db ]
+}
+
+@test "cell up leaves a jail that runs as it is" {
+	write_conf
+	cell up -f "$CONF" db >/dev/null
+	pid=$(cell ls --json -o pid | jq '.[0].pid')
+	run cell up -f "$CONF" db
+	[ "$status" -eq 0 ]
+	[ "$output" = "cell: up: jail db: already running" ]
+	[ "$(cell ls --json -o pid | jq '.[0].pid')" = "$pid" ]
+}
+
+@test "cell up replaces a jail of the file that has stopped" {
+	write_conf
+	cell up -f "$CONF" db >/dev/null
+	cell stop -t 0 db
+	[ "$(cell ls -a --json -o state | jq -r '.[0].state')" = stopped ]
+	run cell up -f "$CONF" db
+	[ "$status" -eq 0 ]
+	[ "$(cell ls --json -o state | jq -r '.[0].state')" = running ]
+}
+
+@test "a jail file with an error starts no jail and names file:line:column" {
+	write_conf
+	printf 'bad { exec.start = "true"; memroy = 1M; }\n' >>"$CONF"
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF:12:36: unknown parameter \"memroy\"" ]
+	[ -z "$(cell ls -aq)" ]
+}
+
+@test "a syntax error is one line with its position, and nothing starts" {
+	printf 'web {\n  exec.start = "sleep 1"\n}\n' >"$CONF"
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cell: up: $CONF:3:1: "* ]]
+	[ -z "$(cell ls -aq)" ]
+}
+
+@test "cell up of a jail the file does not have is an error that starts nothing" {
+	write_conf
+	run cell up -f "$CONF" web nope
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF: no jail \"nope\" in it" ]
+	[ -z "$(cell ls -aq)" ]
+}
+
+@test "cell up of a missing file is a one-line error" {
+	run cell up -f "$WORK/none.conf"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $WORK/none.conf: No such file or directory" ]
+}
+
+@test "cell down runs exec.stop inside the jail, then stops and removes it" {
+	write_conf
+	cell up -f "$CONF" >/dev/null
+	run cell down -f "$CONF" -t 1
+	[ "$status" -eq 0 ]
+	[ "$(cat "$WORK/web.stopped")" = bye ]
+	[ -z "$(cell ls -aq)" ]
+	[ -z "$(ls -A "$STATE")" ]
+	run sh -c "find /sys/fs/cgroup/*/ -maxdepth 6 -name 'cell-*-web' -o -maxdepth 6 -name 'cell-*-db' 2>/dev/null"
+	[ -z "$output" ]
+}
+
+@test "cell down NAME stops only that jail" {
+	write_conf
+	cell up -f "$CONF" >/dev/null
+	run cell down -f "$CONF" -t 0 db
+	[ "$status" -eq 0 ]
+	[ "$(cell ls -aq)" = web ]
+}
+
+@test "cell down of jails that are not there is not an error" {
+	write_conf
+	run cell down -f "$CONF"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "cell up and down have --help" {
+	run cell up --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == "Usage: cell up "* ]]
+	run cell down --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == "Usage: cell down "* ]]
+}
