@@ -38,7 +38,8 @@ write_conf() {
 db" ]
 	[ "$(cell ls -q)" = "db
 web" ]
-	wait_for "[ -s $WORK/web.started ]" || { cat $CONF; cell logs web; ls -la $WORK; false; }
+	wait_for "$WORK/web.started"
+	[ "$(cat "$WORK/web.started")" = up ]
 }
 
 @test "a jail file's globals, \$name and per-jail params reach each jail" {
@@ -85,7 +86,7 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	printf 'bad { exec.start = "true"; memroy = 1M; }\n' >>"$CONF"
 	run cell up -f "$CONF"
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: up: $CONF:12:36: unknown parameter \"memroy\"" ]
+	[ "$output" = "cell: up: $CONF:12:28: unknown parameter \"memroy\"" ]
 	[ -z "$(cell ls -aq)" ]
 }
 
