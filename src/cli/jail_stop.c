@@ -76,7 +76,7 @@ int cmd_stop(const struct cli_global *g, int argc, char **argv)
 			return cli_bad_option("stop", argv, opts);
 		}
 	}
-	if (check_names("stop", argc, argv) < 0)
+	if (check_names("stop", argc, argv) != 0)
 		return CELL_EXIT_ERROR;
 	cell_err_clear(&e);
 	if (store_open_root(g->root, &rootfd, &e) < 0)
@@ -121,7 +121,7 @@ int cmd_rm(const struct cli_global *g, int argc, char **argv)
 			return cli_bad_option("rm", argv, opts);
 		}
 	}
-	if (check_names("rm", argc, argv) < 0)
+	if (check_names("rm", argc, argv) != 0)
 		return CELL_EXIT_ERROR;
 	cell_err_clear(&e);
 	if (store_open_root(g->root, &rootfd, &e) < 0)

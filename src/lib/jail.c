@@ -132,6 +132,14 @@ static int jail_load(int rootfd, struct jail *j, struct cell_err *e)
 	return jail_release(rootfd, j, false, e);
 }
 
+/* "jail NAME: no such jail", with errno ENOENT for the callers. */
+static int no_such_jail(struct cell_err *e, const char *name)
+{
+	cell_err_set(e, 0, "jail %s: no such jail", name);
+	e->errnum = ENOENT;
+	return -1;
+}
+
 int jail_open(int rootfd, const char *name, struct jail *j, struct cell_err *e)
 {
 	memset(j, 0, sizeof(*j));
@@ -140,7 +148,7 @@ int jail_open(int rootfd, const char *name, struct jail *j, struct cell_err *e)
 	j->dir.dirfd = -1;
 	if (store_jail_open(rootfd, name, &j->dir, e) < 0) {
 		if (e->errnum == ENOENT)
-			cell_err_set(e, ENOENT, "jail %s: no such jail", name);
+			no_such_jail(e, name);
 		return -1;
 	}
 	if (jail_load(rootfd, j, e) < 0) {
@@ -159,7 +167,7 @@ int jail_open_existing(int rootfd, const char *name, struct jail *j, struct cell
 	if (!j->running && j->autoremove) {
 		jail_release(rootfd, j, true, &ignored);
 		jail_close(j);
-		return cell_err_set(e, ENOENT, "jail %s: no such jail", name);
+		return no_such_jail(e, name);
 	}
 	return 0;
 }
