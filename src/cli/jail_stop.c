@@ -129,7 +129,7 @@ int cmd_rm(const struct cli_global *g, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct jail j;
 
-		if (jail_open(rootfd, argv[i], &j, &e) < 0) {
+		if (jail_open_existing(rootfd, argv[i], &j, &e) < 0) {
 			ret = cli_fail("rm", &e);
 			continue;
 		}

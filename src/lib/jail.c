@@ -371,8 +371,12 @@ json_t *jail_list(int rootfd, bool all, struct cell_err *e)
 		bool dead;
 		json_t *st = list_entry(rootfd, names[i], &dead);
 
-		if (st == NULL)
-			continue; /* being made, or a crashed creator's: not a jail yet */
+		if (st == NULL) {
+			/* Not a jail yet: being made (its creator holds the
+			 * lock), or a crashed creator's leftover, which goes. */
+			tidy_stopped(rootfd, names[i]);
+			continue;
+		}
 		if (dead && record_autoremove(st) && tidy_stopped(rootfd, names[i])) {
 			json_decref(st);
 			continue;
