@@ -159,3 +159,72 @@ wait_exit() {
 	fi
 	wait_status "$1"
 }
+
+# pid_ended PID: true once PID is gone or a zombie (a detached jail's
+# pid 1 is not our child, and whoever inherits it may be slow to reap).
+pid_ended() {
+	local state
+	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$state" ] || [ "$state" = Z ]
+}
+
+# wait_ended PID [TENTHS]: wait until pid_ended PID (default 5 s).
+wait_ended() {
+	local i
+	for ((i = 0; i < ${2:-50}; i++)); do
+		pid_ended "$1" && return 0
+		sleep 0.1
+	done
+	echo "pid $1 still running" >&2
+	return 1
+}
+
+# proc_start PID: PID's start time (field 22 of /proc/PID/stat), which
+# tells a process from a later one that reuses its pid.
+proc_start() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $20 }'
+}
+
+# cell_rm_all: force-remove every jail under $STATE (detached jails are
+# not children of the test shell, so cell_teardown cannot end them), and
+# fail if one of their processes or cgroups outlives `cell rm -f`.
+# Call it before cell_teardown.
+cell_rm_all() {
+	local name procs=() cgroups pid start cg errors=()
+
+	[ -d "$STATE" ] || return 0
+	# The running jails' pid 1s, as cell sees them, with their start times.
+	for pid in $("$CELL" --root "$STATE" ls --json 2>/dev/null | jq -r '.[].pid // empty' 2>/dev/null); do
+		procs+=("$pid:$(proc_start "$pid")")
+	done
+	cgroups=$(cat "$STATE"/*/state.json 2>/dev/null |
+		jq -r '(.cgroup // {}) | to_entries[] | select(.key != "layout") | .value // empty' \
+			2>/dev/null || true)
+	for name in $("$CELL" --root "$STATE" ls -aq 2>/dev/null); do
+		# (a --rm watcher may have removed it meanwhile)
+		"$CELL" --root "$STATE" rm -f "$name" >/dev/null 2>&1 ||
+			[ ! -e "$STATE/$name" ] ||
+			errors+=("cell rm -f $name failed")
+	done
+	# A --rm watcher may still be removing a jail that just ended.
+	cell_wait_gone "$STATE" || true
+	for pid in "${procs[@]}"; do
+		start=${pid#*:}
+		pid=${pid%%:*}
+		if ! wait_ended "$pid" 30 2>/dev/null &&
+			[ "$(proc_start "$pid")" = "$start" ]; then
+			errors+=("jail process $pid left running")
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	done
+	for cg in $cgroups; do
+		if [ -e "$cg" ]; then
+			errors+=("cgroup left behind: $cg")
+			rmdir "$cg" 2>/dev/null || true
+		fi
+	done
+	if [ "${#errors[@]}" -gt 0 ]; then
+		printf 'teardown: %s\n' "${errors[@]}" >&2
+		return 1
+	fi
+}
