@@ -40,15 +40,6 @@ exec_bg() {
 	BG_PIDS+=("$BG_PID")
 }
 
-# descendants PID: the host pids of every process below PID.
-descendants() {
-	local c
-	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-		echo "$c"
-		descendants "$c"
-	done
-}
-
 # exec_pid PID: the host pid of the `sleep` that `cell exec` (PID) runs
 # (waited for, up to 5 s).
 exec_pid() {
@@ -173,6 +164,19 @@ done'
 	pid=$(exec_pid "$BG_PID")
 	[ "$(status_field "$pid" CapBnd)" = "$(status_field "$PID1" CapBnd)" ]
 	[ "$(status_field "$pid" CapBnd)" != "$(status_field $$ CapBnd)" ]
+}
+
+@test "exec into a --no-policy jail is as unconfined as the jail" {
+	start free --no-policy
+	run cell exec free grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
+	[ "$status" -eq 0 ]
+	[ "$output" = $'NoNewPrivs:\t0\nSeccomp:\t0' ]
+}
+
+@test "exec into a --net host jail is in the host's network namespace" {
+	start hostnet --net host
+	run cell exec hostnet readlink /proc/self/ns/net
+	[ "$output" = "$(readlink /proc/self/ns/net)" ]
 }
 
 @test "a mount inside exec fails with EPERM" {
@@ -408,6 +412,18 @@ for i in range(200):
 		[ "$status" -eq 137 ]
 	done
 	[ "$(cell ls -a -o state | tail -n 1)" = stopped ]
+}
+
+@test "rm -f ends a jail's running exec and removes the jail" {
+	start forced
+	exec_bg "$WORK/out" forced sleep 100
+	pid=$(exec_pid "$BG_PID")
+	run cell rm -f forced
+	[ "$status" -eq 0 ]
+	wait_exit "$BG_PID"
+	[ "$status" -eq 137 ]
+	pid_ended "$pid"
+	[ ! -e "$STATE/forced" ]
 }
 
 @test "exec into a jail that stop is ending fails or ends with it" {

@@ -228,3 +228,12 @@ cell_rm_all() {
 		return 1
 	fi
 }
+
+# descendants PID: the host pids of every process below PID.
+descendants() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		echo "$c"
+		descendants "$c"
+	done
+}

@@ -41,15 +41,6 @@ wait_removed() {
 	return 1
 }
 
-# descendants PID: the host pids of every process below PID.
-descendants() {
-	local c
-	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-		echo "$c"
-		descendants "$c"
-	done
-}
-
 # --- run -d -----------------------------------------------------------
 
 @test "run -d prints the jail's name and returns while the jail runs" {
@@ -475,6 +466,16 @@ descendants() {
 	[[ " $(cell ls -a -n) " == *" exit=3 "* ]]
 }
 
+@test "an --init jail whose command is killed records 137" {
+	cell run -d --init --name killed -- sleep 100 >/dev/null
+	pid=$(jfield killed pid)
+	child=$(descendants "$pid")
+	[ "$(cat "/proc/$child/comm")" = sleep ]
+	kill -KILL "$child"
+	wait_stopped killed
+	[ "$(jfield killed exit)" = 137 ]
+}
+
 @test "a jail run without --init has no known exit status" {
 	cell run -d --name noinit -- sh -c 'exit 3' >/dev/null
 	wait_stopped noinit
@@ -660,6 +661,21 @@ descendants() {
 	[ "$status" -eq 0 ]
 	[ "$(jfield s1 state)" = stopped ]
 	[ "$(jfield s2 state)" = stopped ]
+}
+
+@test "three stops of one jail at once all succeed" {
+	cell run -d --name thrice -- sleep 100 >/dev/null
+	pids=()
+	for i in 1 2 3; do
+		"$CELL" --root "$STATE" stop -t 1 thrice 3>&- &
+		pids+=("$!")
+	done
+	for p in "${pids[@]}"; do
+		wait_exit "$p" 100
+		[ "$status" -eq 0 ]
+	done
+	[ "$(jfield thrice state)" = stopped ]
+	[ "$(jfield thrice exit)" = 137 ]
 }
 
 @test "stop of an unknown jail is a one-line error with exit 125" {
