@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -84,6 +85,18 @@ void run_child_error(const struct run *r, struct cell_err *e)
 	e->errnum = r->err.errnum;
 	e->exit_code = r->err.exit_code;
 	memcpy(e->msg, r->err.text, sizeof(e->msg));
+}
+
+void channel_rearm_deathsig(int sock)
+{
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		_exit(CELL_EXIT_ERROR);
+	/* In the jail's pid namespace getppid() says 0 whoever the parent
+	 * is: the channel tells whether cell still runs. */
+	if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+		_exit(CELL_EXIT_ERROR);
 }
 
 noreturn void channel_fail(int sock, const struct cell_err *e)

@@ -62,6 +62,11 @@ void run_child_error(const struct run *r, struct cell_err *e);
 /* The child's side: sends E to the parent and exits with its code. */
 noreturn void channel_fail(int sock, const struct cell_err *e);
 
+/* The child's side, after a uid or gid change (which clears the parent
+ * death signal): arms SIGKILL on cell's death again, and exits if cell
+ * has died meanwhile (its end of the channel is closed). */
+void channel_rearm_deathsig(int sock);
+
 /* Reads one message (error, pty) or the end of file from the channel. */
 void run_read_channel(struct run *r);
 

@@ -113,6 +113,8 @@ static noreturn void exec_child(const struct exec_child *c)
 	    (s->has_user && policy_apply_caps(c->policy, &e) < 0) ||
 	    process_set_workdir(s, &e) < 0)
 		channel_fail(c->sock, &e);
+	if (s->has_user)
+		channel_rearm_deathsig(c->sock);
 	umask(c->umask);
 	if (process_close_fds(&e) < 0)
 		channel_fail(c->sock, &e);

@@ -220,6 +220,8 @@ static noreturn void child_main(const struct child_ctx *c)
 	if (process_set_user(s, &e) < 0 || (s->has_user && policy_apply_caps(&c->policy, &e) < 0) ||
 	    process_set_workdir(s, &e) < 0)
 		child_fail(c, &e);
+	if (s->has_user && !s->detach)
+		channel_rearm_deathsig(c->sock);
 	umask(c->umask);
 	if (s->detach && detach_stdio(c, &e) < 0)
 		child_fail(c, &e);
@@ -299,7 +301,7 @@ static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, 
 	json_t *cgj = cgroup_to_json(cg);
 
 	return json_pack("{s:s, s:i, s:I, s:I, s:s, s:s?, s:s?, s:s?, s:s, s:b, s:I, s:s, s:b, "
-			 "s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:s?, s:s?}",
+			 "s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:s?, s:b}",
 			 "name", s->name, "jid", jid, "pid", (json_int_t)pid, "start_time",
 			 (json_int_t)start, "hostname", s->hostname, "domainname", s->domainname,
 			 "rootfs", s->rootfs, "workdir", s->workdir, "net",
@@ -308,8 +310,7 @@ static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, 
 			 allow_json(s->allow), "limits", limits_json(&s->limits), "cgroup",
 			 cgj != NULL ? cgj : json_null(), "detach", s->detach, "autoremove",
 			 !s->detach || s->autoremove, "command", argv_json(s->argv), "user",
-			 user_json(s), "cgroup_parent", s->cgroup_parent, "rw_root",
-			 s->rw ? "yes" : NULL);
+			 user_json(s), "cgroup_parent", s->cgroup_parent, "rw", s->rw);
 }
 
 static int record_state(struct store_jail *j, const struct jail_spec *s, const struct cgroup *cg,

@@ -2,7 +2,8 @@
  * store.h - the state store: one directory per jail under the state root.
  *
  *   <root>/<name>/state.json   the jail's record, replaced atomically
- *   <root>/<name>/jid          its JID, written before the name appears
+ *   <root>/<name>/jid          its JID, written once the name is in place,
+ *                              still under the root's lock
  *   <root>/<name>/log          a detached jail's stdout and stderr
  *   <root>/<name>/exit         its exit status, written by the --init reaper
  *
