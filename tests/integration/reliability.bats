@@ -728,7 +728,7 @@ EOF
 # its jail runs; waits for the jail's processes to die with it.
 crash_foreground() {
 	local pid
-	cell_bg "$WORK/out" --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}" </dev/null
+	cell_bg "$WORK/out" --name "$JAIL" --nrtask 20 "$@" -- "${JAIL_CMD[@]}" </dev/null
 	wait_for "$STATE/$JAIL/state.json"
 	for _ in $(seq 50); do
 		[ "$(record .state)" = running ] && break
@@ -747,6 +747,16 @@ crash_foreground() {
 
 @test "a foreground jail dies with its cell, and the next ls removes it" {
 	crash_foreground
+	run cell ls -a
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"$JAIL"* ]]
+	check_nothing_left
+}
+
+@test "a foreground jail run as another user dies with its cell too" {
+	# The kernel clears the parent-death signal on a uid change: cell
+	# arms it again after --user.
+	crash_foreground --user 1000
 	run cell ls -a
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"$JAIL"* ]]
