@@ -126,7 +126,7 @@ done'
 }
 
 @test "exec joins the jail's cgroups" {
-	start cg --nrtask 20 --memory 64M
+	start cg --nrtask 20 --memory 64M --cpus 0.5
 	run cell exec cg cat /proc/self/cgroup
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(cat "$WORK/cgroup")" ]
@@ -177,6 +177,33 @@ done'
 	start hostnet --net host
 	run cell exec hostnet readlink /proc/self/ns/net
 	[ "$output" = "$(readlink /proc/self/ns/net)" ]
+}
+
+@test "exec in a --net host jail cannot reach the host's abstract unix sockets" {
+	sock="cell-bats-abstract-$$"
+	python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind("\0" + sys.argv[1])
+s.listen()
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$sock" "$WORK/listening" 3>&- &
+	BG_PIDS+=("$!")
+	wait_for "$WORK/listening"
+	connect='
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("\0" + sys.argv[1])
+    print("connected")
+except OSError as e:
+    print(e.strerror)'
+	# The host itself can, so the refusal is the policy's.
+	[ "$(python3 -c "$connect" "$sock")" = connected ]
+	start abstract --net host
+	run cell exec abstract python3 -c "$connect" "$sock"
+	[ "$status" -eq 0 ]
+	[ "$output" = "Operation not permitted" ]
 }
 
 @test "a mount inside exec fails with EPERM" {

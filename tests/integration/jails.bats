@@ -87,6 +87,14 @@ wait_removed() {
 	[ "$(cat "$STATE/piped/log")" = $'out\nerr' ]
 }
 
+@test "a detached jail's output goes to its log when cell's output is a terminal" {
+	run_in_pty "$CELL --root $STATE run -d --name term -- sh -c 'echo out; echo err >&2'"
+	[ "$status" -eq 0 ]
+	[ "$output" = term ]
+	wait_stopped term
+	[ "$(cat "$STATE/term/log")" = $'out\nerr' ]
+}
+
 @test "a detached jail writes straight to regular files given as cell's output" {
 	cell run -d --name tofile -- sh -c 'echo out; echo err >&2' \
 		>"$WORK/out" 2>"$WORK/err"
@@ -310,7 +318,7 @@ wait_removed() {
 	[ "${row[3]}" = "$(jfield alpha pid)" ]
 	[ "${row[4]}" = box ]
 	[ "${row[5]}" = - ]
-	[[ "${row[6]}" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$ ]]
+	[ "${row[6]}" = "$(date -u -d "@$(jfield alpha created)" +%Y-%m-%dT%H:%M:%SZ)" ]
 	read -ra row <<<"${lines[2]}"
 	[ "${row[0]}" = zeta ]
 	[ "${row[4]}" = zeta ]
