@@ -6,7 +6,7 @@ BUILD_HOOKS ?= build-hooks
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test build build-asan build-hooks run test unit integration bench test-vm install clean format
+.PHONY: all deps deps-test build build-asan build-hooks run test unit integration bench bench-jails test-vm install clean format
 
 all: build
 
@@ -61,6 +61,12 @@ integration: build build-hooks
 bench: build
 	@./scripts/install-deps.sh bench
 	@./tests/bench/startup.sh $(CELL)
+
+# Named jails: run -d/stop/rm of 200, idle memory, ls of 200 and 1000,
+# exec against runc and nsenter (tests/bench/jails.sh).  Root.
+bench-jails: build
+	@./scripts/install-deps.sh bench
+	@./tests/bench/jails.sh $(CELL)
 
 # The cgroup v2 backend, in a VM (qemu) booting the Debian kernel with
 # cgroup2 mounted: for hosts whose own cgroups are v1 or hybrid.  Root.
