@@ -229,6 +229,15 @@ static void columns_default(const json_t *list, bool all, struct columns *c)
 			c->f[c->n++] = field_find(limit_fields[i]);
 }
 
+/* In the table a control character shows as '?': one row per jail. */
+static void field_cell(const json_t *rec, const struct field *f, char *buf, size_t size)
+{
+	field_text(rec, f, buf, size);
+	for (char *p = buf; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
 static void print_table(const json_t *list, const struct columns *c)
 {
 	size_t width[NFIELDS * 2], i;
@@ -240,7 +249,7 @@ static void print_table(const json_t *list, const struct columns *c)
 	json_array_foreach((json_t *)list, i, rec)
 	{
 		for (size_t k = 0; k < c->n; k++) {
-			field_text(rec, c->f[k], buf, sizeof(buf));
+			field_cell(rec, c->f[k], buf, sizeof(buf));
 			if (strlen(buf) > width[k])
 				width[k] = strlen(buf);
 		}
@@ -251,7 +260,7 @@ static void print_table(const json_t *list, const struct columns *c)
 	json_array_foreach((json_t *)list, i, rec)
 	{
 		for (size_t k = 0; k < c->n; k++) {
-			field_text(rec, c->f[k], buf, sizeof(buf));
+			field_cell(rec, c->f[k], buf, sizeof(buf));
 			if (buf[0] == '\0')
 				snprintf(buf, sizeof(buf), "-");
 			printf("%-*s%s", k + 1 < c->n ? (int)width[k] : 0, buf,
@@ -260,9 +269,41 @@ static void print_table(const json_t *list, const struct columns *c)
 	}
 }
 
+static bool has_control(const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)v; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
+/* A value with control characters as a shell word: $'...' with escapes,
+ * so that a jail stays on one line. */
+static void print_escaped(const char *v)
+{
+	fputs("$'", stdout);
+	for (const unsigned char *p = (const unsigned char *)v; *p != '\0'; p++) {
+		if (*p == '\n')
+			fputs("\\n", stdout);
+		else if (*p == '\t')
+			fputs("\\t", stdout);
+		else if (*p == '\\' || *p == '\'')
+			printf("\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('\'');
+}
+
 /* A value as a shell word: quoted when it holds what a shell splits on. */
 static void print_word(const char *v)
 {
+	if (has_control(v)) {
+		print_escaped(v);
+		return;
+	}
 	if (v[0] != '\0' && strpbrk(v, " \t\n'\"\\$`;&|<>()*?[]#~") == NULL) {
 		fputs(v, stdout);
 		return;
@@ -366,7 +407,7 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("ls", "unexpected argument '%s' (see cell ls --help)",
 				       argv[optind]);
-	if (output != NULL && columns_parse(output, &cols) < 0)
+	if (output != NULL && columns_parse(output, &cols) != 0)
 		return CELL_EXIT_ERROR;
 	cell_err_clear(&e);
 	if (store_open_root(g->root, &rootfd, &e) < 0)

@@ -409,7 +409,6 @@ wait_removed() {
 }
 
 @test "ls keeps a jail on one line even when its command holds a newline" {
-	skip "BUG: field_text/-n printing (src/cli/jail_ls.c) copies control characters as they are: a newline in a command splits the jail's line (and can forge one)"
 	cell run -d --name nl -- sh -c $'sleep 100\nname=forged' >/dev/null
 	run cell ls -n
 	[ "${#lines[@]}" -eq 1 ]
@@ -467,7 +466,6 @@ wait_removed() {
 }
 
 @test "ls -o with an unknown field is a one-line error with exit 125" {
-	skip "BUG: cmd_ls (src/cli/jail_ls.c) tests columns_parse() < 0, but it returns 125: the error is printed and ls goes on, exit 0"
 	cell run -d --name web -- sleep 30 >/dev/null
 	run cell ls -o name,bogus
 	[ "$status" -eq 125 ]
