@@ -75,7 +75,8 @@ static int follow(int log, int rootfd, const char *name, const char *path)
 		in = -1;
 	}
 	for (;;) {
-		struct pollfd p[2] = {{.fd = in, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = in, .events = POLLIN},
+				      {.fd = pidfd, .events = POLLIN}};
 		char ev[4096];
 
 		if (drain(log) < 0)

@@ -54,10 +54,10 @@ static const struct field fields[] = {
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
 /* The default table; the limits follow when any jail has one set. */
-static const char *const default_fields[] = {"name", "jid",  "state",   "pid",
+static const char *const default_fields[] = {"name",	 "jid",	 "state",   "pid",
 					     "hostname", "path", "created", NULL};
-static const char *const limit_fields[] = {"nrtask", "memory",	"swap", "cpus", "cpu_time",
-					   "memlock", "data", "nofile", "nice", NULL};
+static const char *const limit_fields[] = {"nrtask",  "memory", "swap",	  "cpus", "cpu_time",
+					   "memlock", "data",	"nofile", "nice", NULL};
 
 static void ls_usage(FILE *out)
 {
@@ -184,7 +184,8 @@ static int columns_parse(const char *list, struct columns *c)
 	if (copy == NULL)
 		return cli_usage_error("ls", "out of memory");
 	c->n = 0;
-	for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
 		const struct field *f = field_find(tok);
 
 		if (f == NULL) {
@@ -366,9 +367,12 @@ static void print_json(const json_t *list, const struct columns *c)
 int cmd_ls(const struct cli_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"all", no_argument, NULL, 'a'},     {"quiet", no_argument, NULL, 'q'},
-		{"params", no_argument, NULL, 'n'},  {"output", required_argument, NULL, 'o'},
-		{"json", no_argument, NULL, 'j'},    {"help", no_argument, NULL, 'h'},
+		{"all", no_argument, NULL, 'a'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"params", no_argument, NULL, 'n'},
+		{"output", required_argument, NULL, 'o'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	enum { TABLE, QUIET, PARAMS, JSON } mode = TABLE;

@@ -45,8 +45,7 @@ int cmd_set(const struct cli_global *g, int argc, char **argv)
 	if (optind + 1 >= argc)
 		return cli_usage_error("set", "jail %s: no PARAM=VALUE given", argv[optind]);
 	cell_err_clear(&e);
-	if (jail_set(g->root, argv[optind], argv + optind + 1, (size_t)(argc - optind - 1), &e) <
-	    0)
+	if (jail_set(g->root, argv[optind], argv + optind + 1, (size_t)(argc - optind - 1), &e) < 0)
 		return cli_fail("set", &e);
 	return 0;
 }

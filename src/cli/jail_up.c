@@ -53,8 +53,7 @@ static void down_usage(FILE *out)
 
 /* The jails of C that the command names (all when none), checked to be
  * in the file; SEL[i] says whether jail i is one. */
-static int select_jails(const char *cmd, const struct jailconf *c, int argc, char **argv,
-			bool *sel)
+static int select_jails(const char *cmd, const struct jailconf *c, int argc, char **argv, bool *sel)
 {
 	for (size_t i = 0; i < c->njails; i++)
 		sel[i] = optind >= argc;
@@ -72,8 +71,8 @@ static int select_jails(const char *cmd, const struct jailconf *c, int argc, cha
 
 /* Jail J's spec, as `cell run -d` would build it: a clean environment
  * (PATH, and the file's env), no terminal. */
-static int build_spec(const struct jailconf *c, const struct jailconf_jail *j,
-		      struct jail_spec *s, char **exec_stop, struct cell_err *e)
+static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, struct jail_spec *s,
+		      char **exec_stop, struct cell_err *e)
 {
 	spec_init(s);
 	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0 || spec_validate(s, e) < 0)

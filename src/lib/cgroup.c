@@ -681,7 +681,7 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 		return -1;
 	if (new->cpus_milli != old->cpus_milli) {
 		const char *dir = ctrl_dir(cg, CGROUP_CPU);
-		long long quota = new->cpus_milli * CPU_PERIOD_US / 1000;
+		long long quota = new->cpus_milli *CPU_PERIOD_US / 1000;
 
 		if (cg->layout == CGROUP_V2) {
 			snprintf(buf, sizeof(buf), "%lld %lld", quota, CPU_PERIOD_US);
@@ -708,12 +708,12 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 	/* Every limit checked before any is written. */
 	for (int c = 0; c < CGROUP_NCTRL; c++)
 		if (changed[c] && ctrl_dir(cg, c) == NULL)
-			return cell_err_set(e, 0,
-					    "%s: the jail has no %s cgroup (it was started without "
-					    "--%s)",
-					    c == CGROUP_MEMORY && new->memory == old->memory ? "swap"
-											     : flag[c],
-					    ctrl_names[c], flag[c]);
+			return cell_err_set(
+				e, 0,
+				"%s: the jail has no %s cgroup (it was started without "
+				"--%s)",
+				c == CGROUP_MEMORY && new->memory == old->memory ? "swap" : flag[c],
+				ctrl_names[c], flag[c]);
 	if ((changed[CGROUP_PIDS] && new->nrtask < 0) ||
 	    (changed[CGROUP_MEMORY] && new->memory < 0) ||
 	    (changed[CGROUP_CPU] && new->cpus_milli < 0))

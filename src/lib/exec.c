@@ -109,8 +109,7 @@ static noreturn void exec_child(const struct exec_child *c)
 		channel_fail(c->sock, &e);
 	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)
 		channel_fail(c->sock, &e);
-	if (process_set_user(s, &e) < 0 ||
-	    (s->has_user && policy_apply_caps(c->policy, &e) < 0) ||
+	if (process_set_user(s, &e) < 0 || (s->has_user && policy_apply_caps(c->policy, &e) < 0) ||
 	    process_set_workdir(s, &e) < 0)
 		channel_fail(c->sock, &e);
 	if (s->has_user)

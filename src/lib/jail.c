@@ -89,7 +89,8 @@ int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 	struct cgroup cg;
 	json_t *rec;
 
-	if (j->state != NULL && cgroup_from_json(&cg, json_object_get(j->state, "cgroup"), e) == 0 &&
+	if (j->state != NULL &&
+	    cgroup_from_json(&cg, json_object_get(j->state, "cgroup"), e) == 0 &&
 	    cgroup_destroy(&cg, e) < 0)
 		return cell_err_prefix(e, "jail %s", j->dir.name);
 	test_hook("release:cgroups");
@@ -266,7 +267,8 @@ int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 	if (!j->running)
 		return 0;
 	if (timeout > 0) {
-		if (syscall(SYS_pidfd_send_signal, j->pidfd, SIGTERM, NULL, 0) < 0 && errno != ESRCH)
+		if (syscall(SYS_pidfd_send_signal, j->pidfd, SIGTERM, NULL, 0) < 0 &&
+		    errno != ESRCH)
 			return cell_err_set(e, errno, "jail %s: SIGTERM to pid %d", j->dir.name,
 					    (int)j->pid);
 		test_hook("stop:signalled");
@@ -383,7 +385,8 @@ json_t *jail_list(int rootfd, bool all, struct cell_err *e)
 		}
 		if (dead && !record_autoremove(st))
 			tidy_stopped(rootfd, names[i]);
-		if (!all && strcmp(json_string_value(json_object_get(st, "state")), "stopped") == 0) {
+		if (!all &&
+		    strcmp(json_string_value(json_object_get(st, "state")), "stopped") == 0) {
 			json_decref(st);
 			continue;
 		}

@@ -448,8 +448,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		keep = true;
 		*status = 0;
 		ret = 0;
-		if (s->autoremove &&
-		    jail_watch_remove(state_root, s->name, r.pid, r.pidfd, e) < 0)
+		if (s->autoremove && jail_watch_remove(state_root, s->name, r.pid, r.pidfd, e) < 0)
 			ret = -1;
 		goto out;
 	}

@@ -34,8 +34,9 @@
 /* What may change in a running jail; every other parameter is fixed at
  * its start. */
 static const char *const live_params[] = {
-	"hostname", "host.hostname", "domainname", "host.domainname", "nrtask", "memory", "swap",
-	"cpus",	    "cpu_time",	     "memlock",	   "data",	      "nofile", "nice",
+	"hostname", "host.hostname", "domainname", "host.domainname", "nrtask",
+	"memory",   "swap",	     "cpus",	   "cpu_time",	      "memlock",
+	"data",	    "nofile",	     "nice",
 };
 
 static bool is_live(const char *key)
@@ -170,8 +171,7 @@ static bool limits_equal_rlimits(const struct jail_limits *a, const struct jail_
 	       a->nofile == b->nofile;
 }
 
-static void record_new(json_t *st, const struct jail_spec *s, const char *host,
-		       const char *domain)
+static void record_new(json_t *st, const struct jail_spec *s, const char *host, const char *domain)
 {
 	json_t *lim = json_object_get(st, "limits");
 	const struct jail_limits *l = &s->limits;

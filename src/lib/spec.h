@@ -82,8 +82,8 @@ struct jail_spec {
 	char *cgroup_parent; /* NULL: beneath cell's own cgroup */
 	bool tty;	     /* give the jail a new pty (the caller's stdin is a tty) */
 
-	bool detach;	 /* cell returns once the command runs (run -d) */
-	bool autoremove; /* a detached jail's state goes when it ends (--rm) */
+	bool detach;	  /* cell returns once the command runs (run -d) */
+	bool autoremove;  /* a detached jail's state goes when it ends (--rm) */
 	bool keep_stdout; /* detached: stdout is the caller's, not the log */
 	bool keep_stderr;
 };

@@ -17,7 +17,7 @@
 #include "cleanup.h"
 #include "proc.h"
 
-#define STATE_FILE "state.json"
+#define STATE_FILE   "state.json"
 #define JID_PATH_MAX 96 /* "NAME/jid" with NAME at most 64 bytes */
 
 /* A jail's directory name: not hidden (temporaries start with '.'),

@@ -288,7 +288,6 @@ static void validate_checks_cgroup_params(void **state)
 	}
 }
 
-
 static void params_set_the_spec_by_their_names(void **state)
 {
 	struct jail_spec s;

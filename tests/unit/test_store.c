@@ -172,7 +172,6 @@ static void a_record_with_a_recycled_pid_is_stale(void **state)
 	assert_false(proc_alive(0, start));
 }
 
-
 static void jids_are_the_lowest_free_and_stable(void **state)
 {
 	struct store_jail a, b, c, d;
