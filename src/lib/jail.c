@@ -484,3 +484,27 @@ int jail_record_spec(const json_t *st, struct jail_spec *s, struct cell_err *e)
 		return -1;
 	return 0;
 }
+
+/* The limits asked for, by their parameter names; unset ones are null. */
+json_t *jail_limits_json(const struct jail_limits *l)
+{
+	const struct {
+		const char *name;
+		long long v;
+	} ll[] = {{"nrtask", l->nrtask},     {"memory", l->memory},   {"swap", l->swap},
+		  {"cpu_time", l->cpu_time}, {"memlock", l->memlock}, {"data", l->data},
+		  {"nofile", l->nofile}};
+	json_t *j = json_object();
+
+	if (j == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(ll) / sizeof(ll[0]); i++)
+		json_object_set_new(j, ll[i].name,
+				    ll[i].v >= 0 ? json_integer((json_int_t)ll[i].v) : json_null());
+	json_object_set_new(j, "cpus",
+			    l->cpus_milli >= 0 ? json_real((double)l->cpus_milli / 1000.0)
+					       : json_null());
+	json_object_set_new(j, "nice",
+			    l->has_nice ? json_integer((json_int_t)l->nice) : json_null());
+	return j;
+}

@@ -76,6 +76,10 @@ int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int p
 struct jail_spec;
 int jail_record_spec(const json_t *state, struct jail_spec *s, struct cell_err *e);
 
+/* The limits of a record, by their parameter names; unset ones null. */
+struct jail_limits;
+json_t *jail_limits_json(const struct jail_limits *l);
+
 /* The exit status recorded in the jail's directory, -1 when none. */
 int jail_read_exit(int dirfd);
 

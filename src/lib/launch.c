@@ -236,30 +236,6 @@ static noreturn void child_main(const struct child_ctx *c)
 	child_fail(c, &e);
 }
 
-/* The limits asked for, by their parameter names; unset ones are null. */
-static json_t *limits_json(const struct jail_limits *l)
-{
-	const struct {
-		const char *name;
-		long long v;
-	} ll[] = {{"nrtask", l->nrtask},     {"memory", l->memory},   {"swap", l->swap},
-		  {"cpu_time", l->cpu_time}, {"memlock", l->memlock}, {"data", l->data},
-		  {"nofile", l->nofile}};
-	json_t *j = json_object();
-
-	if (j == NULL)
-		return NULL;
-	for (size_t i = 0; i < sizeof(ll) / sizeof(ll[0]); i++)
-		json_object_set_new(j, ll[i].name,
-				    ll[i].v >= 0 ? json_integer((json_int_t)ll[i].v) : json_null());
-	json_object_set_new(j, "cpus",
-			    l->cpus_milli >= 0 ? json_real((double)l->cpus_milli / 1000.0)
-					       : json_null());
-	json_object_set_new(j, "nice",
-			    l->has_nice ? json_integer((json_int_t)l->nice) : json_null());
-	return j;
-}
-
 static json_t *allow_json(unsigned int allow)
 {
 	json_t *a = json_array();
@@ -307,7 +283,7 @@ static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, 
 			 "rootfs", s->rootfs, "workdir", s->workdir, "net",
 			 s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init, "created",
 			 (json_int_t)created, "state", phase, "policy", s->policy, "allow",
-			 allow_json(s->allow), "limits", limits_json(&s->limits), "cgroup",
+			 allow_json(s->allow), "limits", jail_limits_json(&s->limits), "cgroup",
 			 cgj != NULL ? cgj : json_null(), "detach", s->detach, "autoremove",
 			 !s->detach || s->autoremove, "command", argv_json(s->argv), "user",
 			 user_json(s), "cgroup_parent", s->cgroup_parent, "rw", s->rw);

@@ -173,25 +173,7 @@ static bool limits_equal_rlimits(const struct jail_limits *a, const struct jail_
 
 static void record_new(json_t *st, const struct jail_spec *s, const char *host, const char *domain)
 {
-	json_t *lim = json_object_get(st, "limits");
-	const struct jail_limits *l = &s->limits;
-	const struct {
-		const char *name;
-		long long v;
-	} ll[] = {{"nrtask", l->nrtask},     {"memory", l->memory},   {"swap", l->swap},
-		  {"cpu_time", l->cpu_time}, {"memlock", l->memlock}, {"data", l->data},
-		  {"nofile", l->nofile}};
-
-	for (size_t i = 0; lim != NULL && i < sizeof(ll) / sizeof(ll[0]); i++)
-		json_object_set_new(lim, ll[i].name,
-				    ll[i].v >= 0 ? json_integer((json_int_t)ll[i].v) : json_null());
-	if (lim != NULL) {
-		json_object_set_new(lim, "cpus",
-				    l->cpus_milli >= 0 ? json_real((double)l->cpus_milli / 1000.0)
-						       : json_null());
-		json_object_set_new(lim, "nice",
-				    l->has_nice ? json_integer((json_int_t)l->nice) : json_null());
-	}
+	json_object_set_new(st, "limits", jail_limits_json(&s->limits));
 	if (host != NULL)
 		json_object_set_new(st, "hostname", json_string(host));
 	if (domain != NULL)
