@@ -366,10 +366,13 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	if (store_jail_create(rootfd, s->name, jail_reap_cb, NULL, &jail, e) < 0)
 		goto out;
 	test_hook("run:created");
-	/* Recorded before they exist: a cell killed from here on leaves a
-	 * record naming what to remove. */
+	/* Cgroups are recorded before they exist: a cell killed from here
+	 * on leaves a record naming what to remove.  (Without cgroups, such
+	 * a cell leaves a directory without a record, which the next
+	 * command removes.) */
 	if (cgroup_plan(&cg, s, state_root, e) < 0 ||
-	    record_state(&jail, s, &cg, getpid(), created, "creating", e) < 0)
+	    (cg.layout != CGROUP_NONE &&
+	     record_state(&jail, s, &cg, getpid(), created, "creating", e) < 0))
 		goto out;
 	test_hook("run:recorded");
 	if (cgroup_make(&cg, s, e) < 0)
