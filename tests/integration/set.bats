@@ -1,0 +1,202 @@
+#!/usr/bin/env bats
+# cell set: a running jail changed live (FreeBSD's jail -m), all or
+# nothing.
+load helpers
+
+teardown() {
+	local rc=0
+	cell_rm_all || rc=$?
+	cell_teardown || rc=$?
+	return "$rc"
+}
+
+# start NAME ARG...: a detached jail NAME started with ARG..., whose
+# pid 1 sleeps; its host pid in $PID1.
+start() {
+	local name=$1
+	shift
+	cell run -d --name "$name" "$@" -- sleep 100 >/dev/null
+	PID1=$(jq -r .pid "$STATE/$name/state.json")
+}
+
+# cg_file CTRL FILE: FILE of the jail's v1 CTRL cgroup, from its record.
+cg_file() {
+	cat "$(jq -r ".cgroup.$1" "$STATE/$NAME/state.json")/$2"
+}
+
+# limit PID NAME: the soft limit of "Max NAME" in /proc/PID/limits.
+limit() {
+	awk -v n="$2" 'index($0, "Max " n) == 1 { print $(NF-2) }' "/proc/$1/limits"
+}
+
+@test "set hostname= shows inside the jail at once, and the host's is unchanged" {
+	local host
+	host=$(hostname)
+	start web --hostname before
+	run cell set web hostname=after domainname=dom.example
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run cell exec web sh -c 'hostname; cat /proc/sys/kernel/domainname'
+	[ "$output" = "after
+dom.example" ]
+	# In the jail's UTS namespace only: pid 1's view, and the host's.
+	[ "$(nsenter --target "$PID1" --uts hostname)" = after ]
+	[ "$(hostname)" = "$host" ]
+	# Recorded: ls shows it, and another set sees it.
+	[ "$(cell ls --json -o hostname,domainname | jq -r '.[0] | .hostname + " " + .domainname')" = "after dom.example" ]
+}
+
+@test "set host.hostname= is the jail file's spelling of the same" {
+	start web
+	cell set web host.hostname=other
+	[ "$(cell exec web hostname)" = other ]
+}
+
+@test "set nrtask=, memory= and cpus= change the jail's cgroups live" {
+	NAME=web
+	start web --nrtask 20 --memory 64M --cpus 0.5
+	run cell set web nrtask=40 memory=128M cpus=1.5
+	[ "$status" -eq 0 ]
+	[ "$(cg_file pids pids.max)" = 40 ]
+	[ "$(cg_file memory memory.limit_in_bytes)" = $((128 << 20)) ]
+	# swap stays pinned: memory + swap = memory.
+	[ "$(cg_file memory memory.memsw.limit_in_bytes)" = $((128 << 20)) ]
+	[ "$(cg_file cpu cpu.cfs_quota_us)" = 150000 ]
+	# The jail sees it in its own /sys/fs/cgroup.
+	[ "$(cell exec web cat /sys/fs/cgroup/pids/pids.max)" = 40 ]
+	run cell ls -n -o nrtask,memory,cpus
+	[ "$output" = "nrtask=40 memory=128M cpus=1.5" ]
+}
+
+@test "set memory= can lower the limit below the one the jail started with" {
+	NAME=web
+	start web --memory 128M
+	cell set web memory=32M
+	[ "$(cg_file memory memory.limit_in_bytes)" = $((32 << 20)) ]
+	[ "$(cg_file memory memory.memsw.limit_in_bytes)" = $((32 << 20)) ]
+}
+
+@test "a lowered nrtask holds a fork bomb started after it" {
+	NAME=web
+	start web --nrtask 100
+	cell set web nrtask=10
+	# The shell forks sleeps until a fork fails, and then gives up.
+	run cell exec web sh -c 'for i in $(seq 30); do sleep 5 & done'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Cannot fork"* ]]
+	[ "$(cg_file pids pids.current)" -le 10 ]
+	[ "$(cg_file pids pids.max)" = 10 ]
+}
+
+@test "set nofile= changes every process of the jail, exec'd ones too" {
+	start web --nofile 200
+	exec_out=$WORK/exec
+	"$CELL" --root "$STATE" exec web sleep 100 3>&- &
+	BG_PIDS+=($!)
+	for _ in $(seq 50); do
+		pids=$(pgrep -P "$!" || true)
+		[ -n "$pids" ] && break
+		sleep 0.1
+	done
+	cell set web nofile=100
+	[ "$(limit "$PID1" "open files")" = 100 ]
+	[ "$(limit "$pids" "open files")" = 100 ]
+	[ "$(cell exec web sh -c 'ulimit -n')" = 100 ]
+}
+
+@test "set nice= moves the jail's processes, and the jail cannot go back below it" {
+	start web --nice 5
+	cell set web nice=10
+	[ "$(cut -d' ' -f19 "/proc/$PID1/stat")" = 10 ]
+	run cell exec web sh -c 'renice -n -2 -p $$ >/dev/null 2>&1; cut -d" " -f19 /proc/$$/stat'
+	[ "$output" = 10 ]
+}
+
+@test "an unknown parameter is an error that changes nothing" {
+	NAME=web
+	start web --nrtask 20
+	run cell set web nrtask=30 memroy=1G
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: memroy: unknown parameter" ]
+	[ "$(cg_file pids pids.max)" = 20 ]
+}
+
+@test "a parameter fixed at the start is an error naming it" {
+	start web
+	for p in path=/srv net=host init=true allow.chown=true user=1000 bind=/a:/b; do
+		run cell set web "$p"
+		[ "$status" -eq 125 ]
+		[ "$output" = "cell: set: ${p%%=*}: cannot be changed in a running jail" ]
+	done
+}
+
+@test "a bad value is an error that changes nothing, however many are good" {
+	NAME=web
+	start web --nrtask 20 --hostname keep
+	run cell set web hostname=changed nrtask=0
+	[ "$status" -eq 125 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(cell exec web hostname)" = keep ]
+	[ "$(cg_file pids pids.max)" = 20 ]
+	run cell set web hostname=-bad- nrtask=30
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: hostname = -bad-: not a valid hostname" ]
+	[ "$(cg_file pids pids.max)" = 20 ]
+}
+
+@test "a limit that cannot be applied changes nothing: no cgroup of its controller" {
+	start web --hostname keep
+	run cell set web hostname=changed memory=64M
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: nothing changed: memory: the jail has no memory cgroup (it was started without --memory)" ]
+	[ "$(cell exec web hostname)" = keep ]
+	[ "$(jq -r .limits.memory "$STATE/web/state.json")" = null ]
+}
+
+@test "a limit that cannot be applied changes nothing: a hard limit cannot be raised" {
+	# Raising a hard rlimit needs CAP_SYS_RESOURCE, which cell does not
+	# rely on; when it has it, this check does not apply.
+	if capsh --has-p=cap_sys_resource 2>/dev/null; then
+		skip "cell holds CAP_SYS_RESOURCE here"
+	fi
+	NAME=web
+	start web --nofile 100 --nrtask 20
+	run cell set web nrtask=30 nofile=1000
+	[ "$status" -eq 125 ]
+	[[ "$output" == "cell: set: nothing changed: nofile = 1000: above the hard limit 100 of pid $PID1"* ]]
+	[ "$(cg_file pids pids.max)" = 20 ]
+	[ "$(limit "$PID1" "open files")" = 100 ]
+}
+
+@test "set of a stopped or unknown jail is a one-line error" {
+	start web
+	cell stop -t 0 web
+	run cell set web hostname=x
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: jail web: is not running" ]
+	run cell set nope hostname=x
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: jail nope: no such jail" ]
+}
+
+@test "set without a parameter, or with a malformed one, is a usage error" {
+	start web
+	run cell set web
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: jail web: no PARAM=VALUE given" ]
+	run cell set web hostname
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: hostname: expected PARAM=VALUE" ]
+	run cell set
+	[ "$status" -eq 125 ]
+}
+
+@test "what ls -n prints can be fed back to set" {
+	start web --nrtask 20 --memory 64M
+	cell set web nrtask=33
+	params=$(cell ls -n -o hostname,nrtask,memory)
+	# shellcheck disable=SC2086
+	run cell set web $params
+	[ "$status" -eq 0 ]
+	[ "$(cell ls -n -o hostname,nrtask,memory)" = "$params" ]
+}
