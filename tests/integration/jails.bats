@@ -804,3 +804,15 @@ wait_removed() {
 	run cell rm -f nosuch
 	[ "$status" -eq 125 ]
 }
+
+@test "inspect of a stopped jail shows it stopped, with its exit status when known" {
+	cell run -d --name done --init -- sh -c 'exit 3' >/dev/null
+	wait_stopped done
+	run cell inspect --json done
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.state + " " + (.exit | tostring) + " " + (.pid | tostring)' <<<"$output")" = "stopped 3 null" ]
+	cell run -d --name plain -- true >/dev/null
+	wait_stopped plain
+	run cell inspect --json plain
+	[ "$(jq -r '.state + " " + (.exit | tostring)' <<<"$output")" = "stopped null" ]
+}
