@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,40 +125,6 @@ static bool jail_alive(int dirfd)
 	return alive;
 }
 
-/* The default reaper: a directory whose record is missing (a creator's
- * crash before its first write) or names a dead process may go. */
-static int reap_dead(int rootfd, int dirfd, const char *name, void *ctx)
-{
-	if (jail_alive(dirfd)) {
-		errno = EEXIST;
-		return -1;
-	}
-	return 0;
-}
-
-/* Removes NAME when REAP lets it go.  0: removed (or already gone), -1
- * with errno EEXIST: in use. */
-static int reap_stale(int rootfd, const char *name, store_reap_fn reap, void *ctx)
-{
-	cleanup_close int fd =
-		openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK)
-			errno = EEXIST;
-		return -1;
-	}
-	if ((reap != NULL ? reap : reap_dead)(rootfd, fd, name, ctx) < 0)
-		return -1;
-	if (empty_dir(fd) < 0)
-		return -1;
-	if (unlinkat(rootfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		return -1;
-	return 0;
-}
-
 static int read_jid(int rootfd, const char *entry)
 {
 	char path[JID_PATH_MAX], buf[16];
@@ -176,60 +143,224 @@ static int read_jid(int rootfd, const char *entry)
 	return atoi(buf);
 }
 
-/* Under the root's lock: the lowest JID >= 1 that no directory holds.
- * A creator's temporary directory found here is a crashed creator's
- * leftover (creators rename or remove theirs before they unlock) and is
- * removed. */
-static int next_jid(int rootfd, const char *mine)
+/* A JID's marker in the root, ".jid.N.NAME": JIDs in use are read from
+ * one listing of the root, never by opening each jail's jid file. */
+static void marker_name(char *buf, size_t size, int jid, const char *name)
 {
-	cleanup_close int dup = reopen_dir(rootfd);
-	unsigned char *used = NULL;
-	size_t cap = 0;
-	struct dirent *de;
-	DIR *d;
+	snprintf(buf, size, ".jid.%d.%s", jid, name);
+}
+
+static void remove_marker(int rootfd, int jid, const char *name)
+{
+	char m[JID_PATH_MAX];
+
+	if (jid <= 0)
+		return;
+	marker_name(m, sizeof(m), jid, name);
+	unlinkat(rootfd, m, 0);
+}
+
+/* The default reaper: a directory whose record is missing (a creator's
+ * crash before its first write) or names a dead process may go. */
+static int reap_dead(int rootfd, int dirfd, const char *name, void *ctx)
+{
+	if (jail_alive(dirfd)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes NAME when REAP lets it go.  0: removed (or already gone), -1
+ * with errno EEXIST: in use. */
+static int reap_stale(int rootfd, const char *name, store_reap_fn reap, void *ctx)
+{
+	cleanup_close int fd =
+		openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int jid;
 
-	if (dup < 0)
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			errno = EEXIST;
 		return -1;
-	d = fdopendir(dup);
-	if (d == NULL)
+	}
+	if ((reap != NULL ? reap : reap_dead)(rootfd, fd, name, ctx) < 0)
+		return -1;
+	jid = read_jid(rootfd, name);
+	if (empty_dir(fd) < 0)
+		return -1;
+	if (unlinkat(rootfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -1;
+	remove_marker(rootfd, jid, name);
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What one listing of the root says: its jails' names (sorted) and the
+ * markers (JID, name). */
+struct root_listing {
+	char **dirs;
+	size_t ndirs;
+	struct {
+		int jid;
+		char *name;
+	} * marks;
+	size_t nmarks;
+};
+
+static void listing_free(struct root_listing *l)
+{
+	store_names_free(l->dirs, l->ndirs);
+	for (size_t i = 0; i < l->nmarks; i++)
+		free(l->marks[i].name);
+	free(l->marks);
+}
+
+/* Lists the root: jail directories, markers; a creator's temporary
+ * directory seen here is a crashed creator's leftover (creators rename or
+ * remove theirs before they unlock) and is removed. */
+static int list_root(int rootfd, const char *mine, struct root_listing *l)
+{
+	cleanup_close int dup = reopen_dir(rootfd);
+	size_t dcap = 0, mcap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	memset(l, 0, sizeof(*l));
+	if (dup < 0 || (d = fdopendir(dup)) == NULL)
 		return -1;
 	take_fd(&dup);
 	while ((de = readdir(d)) != NULL) {
-		int n;
+		const char *n = de->d_name;
+		char *dot;
+		long jid;
 
-		if (strncmp(de->d_name, ".new-", 5) == 0 && strcmp(de->d_name, mine) != 0) {
-			int fd = openat(rootfd, de->d_name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (strncmp(n, ".new-", 5) == 0 && strcmp(n, mine) != 0) {
+			int fd = openat(rootfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
 			if (fd >= 0) {
 				empty_dir(fd);
 				close(fd);
 			}
-			unlinkat(rootfd, de->d_name, AT_REMOVEDIR);
+			unlinkat(rootfd, n, AT_REMOVEDIR);
 			continue;
 		}
-		if (!store_valid_entry(de->d_name) || (n = read_jid(rootfd, de->d_name)) <= 0)
-			continue;
-		if ((size_t)n >= cap) {
-			size_t ncap = (size_t)n * 2 + 64;
-			unsigned char *nu = realloc(used, ncap);
+		if (strncmp(n, ".jid.", 5) == 0) {
+			jid = strtol(n + 5, &dot, 10);
+			if (jid <= 0 || jid > INT_MAX || *dot != '.' || !store_valid_entry(dot + 1))
+				continue;
+			if (l->nmarks == mcap) {
+				void *nm = realloc(l->marks,
+						   (mcap = mcap * 2 + 64) * sizeof(*l->marks));
 
-			if (nu == NULL) {
-				free(used);
-				closedir(d);
-				return -1;
+				if (nm == NULL)
+					goto oom;
+				l->marks = nm;
 			}
-			memset(nu + cap, 0, ncap - cap);
-			used = nu;
-			cap = ncap;
+			l->marks[l->nmarks].jid = (int)jid;
+			l->marks[l->nmarks].name = strdup(dot + 1);
+			if (l->marks[l->nmarks++].name == NULL)
+				goto oom;
+			continue;
 		}
-		used[n] = 1;
+		if (!store_valid_entry(n) || de->d_type != DT_DIR)
+			continue;
+		if (l->ndirs == dcap) {
+			char **nd = realloc(l->dirs, (dcap = dcap * 2 + 64) * sizeof(*l->dirs));
+
+			if (nd == NULL)
+				goto oom;
+			l->dirs = nd;
+		}
+		l->dirs[l->ndirs] = strdup(n);
+		if (l->dirs[l->ndirs++] == NULL)
+			goto oom;
 	}
 	closedir(d);
+	if (l->ndirs > 0)
+		qsort(l->dirs, l->ndirs, sizeof(*l->dirs), cmp_names);
+	return 0;
+oom:
+	closedir(d);
+	listing_free(l);
+	errno = ENOMEM;
+	return -1;
+}
+
+static int mark_used(unsigned char **used, size_t *cap, int jid)
+{
+	if ((size_t)jid >= *cap) {
+		size_t ncap = (size_t)jid * 2 + 64;
+		unsigned char *nu = realloc(*used, ncap);
+
+		if (nu == NULL)
+			return -1;
+		memset(nu + *cap, 0, ncap - *cap);
+		*used = nu;
+		*cap = ncap;
+	}
+	(*used)[jid] = 1;
+	return 0;
+}
+
+/* Under the root's lock: the lowest JID >= 1 that no jail holds.  A
+ * marker whose jail directory is gone is a remover's leftover (removers
+ * delete the directory first): it goes.  A jail without a marker (made
+ * before markers) has its jid file read. */
+static int next_jid(int rootfd, const char *mine)
+{
+	struct root_listing l;
+	unsigned char *used = NULL, *marked = NULL;
+	size_t cap = 0;
+	int jid = -1;
+
+	if (list_root(rootfd, mine, &l) < 0)
+		return -1;
+	marked = calloc(l.ndirs + 1, 1);
+	if (marked == NULL)
+		goto out;
+	for (size_t i = 0; i < l.nmarks; i++) {
+		char **hit = l.ndirs > 0 ? bsearch(&l.marks[i].name, l.dirs, l.ndirs,
+						   sizeof(*l.dirs), cmp_names)
+					 : NULL;
+
+		if (hit == NULL) {
+			remove_marker(rootfd, l.marks[i].jid, l.marks[i].name);
+			continue;
+		}
+		marked[hit - l.dirs] = 1;
+		if (mark_used(&used, &cap, l.marks[i].jid) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < l.ndirs; i++) {
+		int n = marked[i] ? 0 : read_jid(rootfd, l.dirs[i]);
+
+		if (n > 0 && mark_used(&used, &cap, n) < 0)
+			goto out;
+	}
 	for (jid = 1; (size_t)jid < cap && used[jid]; jid++)
 		;
+out:
 	free(used);
+	free(marked);
+	listing_free(&l);
 	return jid;
+}
+
+/* The marker first, then the jail's jid file: a crash between leaves a
+ * marker of a jail without a record, which goes with the jail. */
+static int write_marker(int rootfd, int jid, const char *name)
+{
+	char m[JID_PATH_MAX];
+
+	marker_name(m, sizeof(m), jid, name);
+	return symlinkat(".", rootfd, m);
 }
 
 static int write_jid(int rootfd, const char *tmp, int jid)
@@ -287,10 +418,12 @@ int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ct
 			/* The name is ours now: only then a JID, so that a
 			 * name in use costs no scan. */
 			j->jid = next_jid(rootfd, tmp);
-			if (j->jid < 0 || write_jid(rootfd, name, j->jid) < 0) {
+			if (j->jid < 0 || write_marker(rootfd, j->jid, name) < 0 ||
+			    write_jid(rootfd, name, j->jid) < 0) {
 				cell_err_set(e, errno, "jail %s: assign a jid", name);
 				empty_dir(j->dirfd);
 				unlinkat(rootfd, name, AT_REMOVEDIR);
+				remove_marker(rootfd, j->jid, name);
 				store_jail_close(j);
 				return -1;
 			}
@@ -408,11 +541,6 @@ int store_jail_relock(int rootfd, struct store_jail *j)
 		return -1;
 	}
 	return 0;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e)
@@ -543,6 +671,8 @@ int store_jail_remove(int rootfd, struct store_jail *j, struct cell_err *e)
 		ret = cell_err_set(e, errno, "jail %s: remove state", j->name);
 	else if (unlinkat(rootfd, j->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		ret = cell_err_set(e, errno, "jail %s: remove state directory", j->name);
+	else /* the directory first: a marker without one is litter */
+		remove_marker(rootfd, j->jid, j->name);
 	store_jail_close(j);
 	return ret;
 }

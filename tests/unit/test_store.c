@@ -238,9 +238,11 @@ static void open_and_relock_see_a_jail_replaced_meanwhile(void **state)
 	assert_int_equal(store_jail_relock(rootfd, &a), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(store_jail_remove(rootfd, &a, &e), 0);
-	assert_int_equal(count_entries(dir), 1);
+	/* The new web and its JID's marker. */
+	assert_int_equal(count_entries(dir), 2);
 	assert_int_equal(store_jail_relock(rootfd, &b), 0);
 	assert_int_equal(store_jail_remove(rootfd, &b, &e), 0);
+	assert_int_equal(count_entries(dir), 0);
 	close(rootfd);
 }
 
@@ -267,6 +269,45 @@ static void list_names_jails_sorted_and_skips_temporaries(void **state)
 	close(rootfd);
 }
 
+static void a_remover_s_leftover_marker_frees_its_jid(void **state)
+{
+	struct store_jail j;
+	struct cell_err e;
+	char dir[256], path[300];
+	int rootfd = test_root("marker", dir, sizeof(dir));
+
+	/* A remover that died between the directory and the marker. */
+	snprintf(path, sizeof(path), "%s/.jid.1.gone", dir);
+	assert_int_equal(symlink(".", path), 0);
+	assert_int_equal(store_jail_create(rootfd, "x", NULL, NULL, &j, &e), 0);
+	assert_int_equal(j.jid, 1);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(store_jail_remove(rootfd, &j, &e), 0);
+	assert_int_equal(count_entries(dir), 0);
+	close(rootfd);
+}
+
+static void a_jail_without_a_marker_keeps_its_jid(void **state)
+{
+	struct store_jail j;
+	struct cell_err e;
+	char dir[256], path[300];
+	int rootfd = test_root("nomarker", dir, sizeof(dir)), fd;
+
+	/* A jail made before markers: only its jid file says 1. */
+	snprintf(path, sizeof(path), "%s/old", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/old/jid", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "1\n", 2), 2);
+	close(fd);
+	assert_int_equal(store_jail_create(rootfd, "new", NULL, NULL, &j, &e), 0);
+	assert_int_equal(j.jid, 2);
+	assert_int_equal(store_jail_remove(rootfd, &j, &e), 0);
+	close(rootfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +320,8 @@ int main(void)
 		cmocka_unit_test(a_crashed_creators_temporary_directory_is_removed),
 		cmocka_unit_test(open_and_relock_see_a_jail_replaced_meanwhile),
 		cmocka_unit_test(list_names_jails_sorted_and_skips_temporaries),
+		cmocka_unit_test(a_remover_s_leftover_marker_frees_its_jid),
+		cmocka_unit_test(a_jail_without_a_marker_keeps_its_jid),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }
