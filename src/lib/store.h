@@ -6,6 +6,8 @@
  *                              still under the root's lock
  *   <root>/<name>/log          a detached jail's stdout and stderr
  *   <root>/<name>/exit         its exit status, written by the --init reaper
+ *   <root>/.jid.<N>.<name>     a symlink: JID N is name's (one listing of
+ *                              the root finds the JIDs in use)
  *
  * Every operation on a jail holds an flock on its directory.  A new
  * jail's directory is made under a temporary name, locked, and renamed
