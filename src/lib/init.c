@@ -10,8 +10,14 @@
 #include "init.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "cell_init_elf.h"
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 
@@ -77,4 +83,43 @@ noreturn void init_reap(pid_t payload, const sigset_t *forward, int status_fd)
 			}
 		}
 	}
+}
+
+int init_memfd(struct cell_err *e)
+{
+	int fd = memfd_create("cell-init", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	size_t off = 0;
+
+	if (fd < 0)
+		return cell_err_set(e, errno, "--init: memfd");
+	while (off < cell_init_elf_len) {
+		ssize_t n = write(fd, cell_init_elf + off, cell_init_elf_len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return cell_err_set(e, errno, "--init: write the reaper");
+		}
+		off += (size_t)n;
+	}
+	/* Sealed: nothing in the jail can change the program its pid 1 runs. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return cell_err_set(e, errno, "--init: seal the reaper");
+	}
+	return fd;
+}
+
+noreturn void init_exec(int memfd, pid_t payload, const sigset_t *forward, int status_fd)
+{
+	char pid[16], fd[16];
+	char *argv[] = {"cell-init", pid, fd, NULL};
+	char *envp[] = {NULL};
+
+	snprintf(pid, sizeof(pid), "%d", (int)payload);
+	snprintf(fd, sizeof(fd), "%d", status_fd);
+	if (memfd >= 0)
+		syscall(SYS_execveat, memfd, "", argv, envp, AT_EMPTY_PATH);
+	init_reap(payload, forward, status_fd);
 }

@@ -75,6 +75,7 @@ struct child_ctx {
 	int sock;	      /* child end of the channel */
 	int log_fd;	      /* detached: the log file, for stdout and stderr */
 	int exit_fd;	      /* detached --init: the reaper writes the status here */
+	int init_fd;	      /* --init: sealed memfd of cell-init */
 	sigset_t parent;      /* the signal mask to restore before execve */
 	mode_t umask;
 };
@@ -192,18 +193,32 @@ static noreturn void child_main(const struct child_ctx *c)
 		if (pid > 0) {
 			sigset_t fwd;
 
-			/* pid 1 never execs: close, not mark, every runtime
-			 * descriptor (state root, rootfs, channel), or the
-			 * jail could reach the host through /proc/1/fd
+			int status_fd = -1, memfd = -1;
+
+			/* Close, not mark, every runtime descriptor (state
+			 * root, rootfs, channel) but the status file (fd 3)
+			 * and cell-init's memfd (fd 4, closed by the exec), or
+			 * the jail could reach the host through /proc/1/fd
 			 * (CVE-2024-21626).  The payload's exec closes the
 			 * channel's last copy. */
-			if (c->exit_fd >= 0 && c->exit_fd != 3 && dup2(c->exit_fd, 3) < 0)
+			if (c->exit_fd >= 0)
+				status_fd = fcntl(c->exit_fd, F_DUPFD, 10);
+			if (c->init_fd >= 0)
+				memfd = fcntl(c->init_fd, F_DUPFD_CLOEXEC, 10);
+			if ((status_fd >= 0 && dup2(status_fd, 3) < 0) ||
+			    (memfd >= 0 && dup3(memfd, 4, O_CLOEXEC) < 0))
 				_exit(CELL_EXIT_ERROR);
-			syscall(SYS_close_range, c->exit_fd >= 0 ? 4U : 3U, ~0U, 0U);
-			/* Its /proc/1/exe is cell's binary on the host, reachable
+			syscall(SYS_close_range, 5U, ~0U, 0U);
+			if (status_fd < 0)
+				close(3);
+			if (memfd < 0)
+				close(4);
+			/* Until the exec (and if it fails, for good) its
+			 * /proc/1/exe is cell's binary on the host, reachable
 			 * through the magic link (CVE-2019-5736's way in): not
 			 * dumpable, /proc/1 is closed to processes without
-			 * CAP_SYS_PTRACE, which no jail has. */
+			 * CAP_SYS_PTRACE, which no jail has.  cell-init says
+			 * the same of itself. */
 			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 			if (slave >= 0 || s->detach)
 				redirect_stdio_to_null(); /* keep no host terminal */
@@ -211,7 +226,7 @@ static noreturn void child_main(const struct child_ctx *c)
 			if (s->detach)
 				prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
 			init_forwarded_signals(&fwd);
-			init_reap(pid, &fwd, c->exit_fd >= 0 ? 3 : -1);
+			init_exec(memfd >= 0 ? 4 : -1, pid, &fwd, status_fd >= 0 ? 3 : -1);
 		}
 	}
 	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)
@@ -347,7 +362,8 @@ static unsigned long long clone_flags(const struct jail_spec *s, const struct cg
 int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
 {
 	struct cgroup cg;
-	struct child_ctx c = {.spec = s, .cgroup = &cg, .sock = -1, .log_fd = -1, .exit_fd = -1};
+	struct child_ctx c = {
+		.spec = s, .cgroup = &cg, .sock = -1, .log_fd = -1, .exit_fd = -1, .init_fd = -1};
 	struct run r;
 	struct store_jail jail = {.dirfd = -1};
 	struct cell_err ignored;
@@ -385,6 +401,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		if (s->init && (c.exit_fd = open_jail_file(&jail, "exit", O_TRUNC, e)) < 0)
 			goto out;
 	}
+	if (s->init && (c.init_fd = init_memfd(e)) < 0)
+		goto out;
 	/* The jail's root is attached over its (empty) state directory, in
 	 * the jail's mount namespace only. */
 	if (asprintf(&c.attach, "%s/%s", state_root, s->name) < 0) {
@@ -452,6 +470,8 @@ out:
 		close(c.log_fd);
 	if (c.exit_fd >= 0)
 		close(c.exit_fd);
+	if (c.init_fd >= 0)
+		close(c.init_fd);
 	if (keep) {
 		cgroup_release(&cg);
 		store_jail_close(&jail);

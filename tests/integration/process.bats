@@ -115,7 +115,7 @@ got $sig" ]
 	run cell run --init -- sh -c 'echo $$ $PPID; cat /proc/1/comm'
 	[ "$status" -eq 0 ]
 	[ "$output" = "2 1
-cell" ]
+cell-init" ]
 }
 
 @test "with --init, SIGTERM to cell ends a command without handler: 143" {
