@@ -154,6 +154,31 @@ check "(i) the jail x ended with status 0" [ "$rc" = 0 ]
 left=$(ls -d $CG/cell-* 2>/dev/null)
 [ -z "$left" ] || leftover="$leftover [after: x] $left"
 
+# (j) a detached jail: exec joins its cgroup (CLONE_INTO_CGROUP), set
+# changes its limits live, stop kills it (cgroup.kill) and releases it
+$CELL run -d --name y --nrtask 5 --memory 64M -- sleep 100 </dev/null >/dev/null 2>/tmp/err
+rc=$?
+check "(j) run -d y: status 0" [ "$rc" = 0 ]
+ycg=$(ls -d $CG/cell-*-y 2>/dev/null)
+out=$($CELL exec y cat /proc/self/cgroup </dev/null 2>/tmp/err)
+rc=$?
+check "(j) exec y: in the jail's cgroup namespace (/proc/self/cgroup is 0::/)" \
+	[ "$rc" = 0 -a "$out" = "0::/" ]
+out=$($CELL exec y cat /sys/fs/cgroup/cgroup.procs </dev/null 2>/tmp/err | wc -l | tr -d ' ')
+check "(j) exec y: in the jail's cgroup (its pid 1 and the exec'd cat)" [ "$out" = 2 ]
+$CELL set y nrtask=9 memory=32M </dev/null 2>/tmp/err
+rc=$?
+out="$(cat "$ycg/pids.max" 2>/dev/null) $(cat "$ycg/memory.max" 2>/dev/null)"
+check "(j) set y nrtask=9 memory=32M: pids.max and memory.max follow" \
+	[ "$rc" = 0 -a "$out" = "9 33554432" ]
+$CELL stop -t 0 y 2>/tmp/err
+rc=$?
+out=$($CELL ls -a -n -o name,state 2>/tmp/err)
+check "(j) stop y: stopped, its cgroup removed" [ "$rc" = 0 -a "$out" = "name=y state=stopped" -a ! -d "$ycg" ]
+$CELL rm y 2>/tmp/err
+rc=$?
+check "(j) rm y: no state left" [ "$rc" = 0 -a ! -e /run/cell-test/y ]
+
 # (f) every jail's cgroup was removed when it ended
 if [ -z "$leftover" ]; then
 	ok "(f) no cell-* cgroup left under $CG after any jail"
