@@ -51,6 +51,40 @@ static void down_usage(FILE *out)
 	      out);
 }
 
+/* Relative paths of a jail file (path, bind sources) are the file's
+ * directory's, as the reader of the file expects: cell works from there,
+ * with the state root made absolute first.  *ROOT is set to the root to
+ * use (a heap string in *OWNED when made absolute). */
+static int enter_file_dir(const char *cmd, const char *file, const char **root, char **owned)
+{
+	const char *slash = strrchr(file, '/');
+	char *dir;
+
+	*owned = NULL;
+	if (slash == NULL)
+		return 0; /* in the working directory already */
+	if ((*root)[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		if (cwd == NULL || asprintf(owned, "%s/%s", cwd, *root) < 0) {
+			free(cwd);
+			*owned = NULL;
+			return cli_usage_error(cmd, "--root %s: %s", *root, strerror(errno));
+		}
+		free(cwd);
+		*root = *owned;
+	}
+	dir = strndup(file, slash == file ? 1 : (size_t)(slash - file));
+	if (dir == NULL || chdir(dir) < 0) {
+		int r = cli_usage_error(cmd, "%s: %s", dir != NULL ? dir : file, strerror(errno));
+
+		free(dir);
+		return r;
+	}
+	free(dir);
+	return 0;
+}
+
 /* The jails of C that the command names (all when none), checked to be
  * in the file; SEL[i] says whether jail i is one. */
 static int select_jails(const char *cmd, const struct jailconf *c, int argc, char **argv, bool *sel)
@@ -110,7 +144,8 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *file = DEFAULT_FILE;
+	const char *file = DEFAULT_FILE, *root = g->root;
+	char *owned_root = NULL;
 	struct jailconf conf;
 	struct cell_err e;
 	bool *sel = NULL;
@@ -133,7 +168,8 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 	if (jailconf_load(file, &conf, &e) < 0)
 		return cli_fail("up", &e);
 	sel = calloc(conf.njails + 1, sizeof(*sel));
-	if (sel == NULL || select_jails("up", &conf, argc, argv, sel) < 0) {
+	if (sel == NULL || select_jails("up", &conf, argc, argv, sel) < 0 ||
+	    enter_file_dir("up", file, &root, &owned_root) != 0) {
 		ret = CELL_EXIT_ERROR;
 		goto out;
 	}
@@ -163,8 +199,8 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 			spec_free(&s);
 			continue;
 		}
-		room = make_room(g->root, s.name, &e);
-		if (room < 0 || (room == 0 && jail_run(&s, g->root, &status, &e) < 0))
+		room = make_room(root, s.name, &e);
+		if (room < 0 || (room == 0 && jail_run(&s, root, &status, &e) < 0))
 			ret = cli_fail("up", &e);
 		else if (room == 1)
 			fprintf(stderr, "cell: up: jail %s: already running\n", s.name);
@@ -174,6 +210,7 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 		spec_free(&s);
 	}
 out:
+	free(owned_root);
 	free(sel);
 	jailconf_free(&conf);
 	return ret;

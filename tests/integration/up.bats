@@ -148,3 +148,22 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ "$status" -eq 0 ]
 	[[ "$output" == "Usage: cell down "* ]]
 }
+
+@test "relative paths in a jail file are taken from the file's directory" {
+	mkdir -p "$WORK/site/data"
+	echo hello >"$WORK/site/data/index"
+	cat >"$WORK/site/cell.conf" <<-EOF
+		web { bind = "data:/srv:ro"; exec.start = "exec sleep 100"; }
+	EOF
+	cd "$WORK"
+	# A relative --root stays the caller's.
+	mkdir -p state
+	run "$CELL" --root state up -f site/cell.conf
+	[ "$status" -eq 0 ]
+	[ "$output" = web ]
+	[ -d "$WORK/state/web" ]
+	run "$CELL" --root state exec web cat /srv/index
+	[ "$output" = hello ]
+	"$CELL" --root state rm -f web
+	[ -z "$(ls -A "$WORK/state")" ]
+}
