@@ -9,11 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "proc.h"
+#include "jail.h"
 #include "store.h"
 
 static void logs_usage(FILE *out)
@@ -50,17 +49,8 @@ static int drain(int fd)
 static int jail_pidfd(int rootfd, const char *name)
 {
 	json_t *st = store_jail_peek(rootfd, name);
-	json_int_t pid, start;
-	int fd = -1;
+	int fd = jail_record_pidfd(st);
 
-	if (st != NULL && json_unpack(st, "{s:I, s:I}", "pid", &pid, "start_time", &start) == 0 &&
-	    proc_alive((pid_t)pid, (unsigned long long)start)) {
-		fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-		if (fd >= 0 && !proc_alive((pid_t)pid, (unsigned long long)start)) {
-			close(fd);
-			fd = -1;
-		}
-	}
 	json_decref(st);
 	return fd;
 }

@@ -250,13 +250,14 @@ static json_t *policy_of(const json_t *state)
  * as stopped. */
 static int describe(const json_t *state, pid_t who, json_t **out, struct cell_err *e)
 {
-	json_int_t pid = 0, start = 0;
+	json_int_t rec = 0, start = 0;
+	pid_t pid = 0;
 	json_t *j;
 	bool running;
 
-	if (json_unpack((json_t *)state, "{s:I, s:I}", "pid", &pid, "start_time", &start) < 0)
+	if (json_unpack((json_t *)state, "{s:I, s:I}", "pid", &rec, "start_time", &start) < 0)
 		return cell_err_set(e, EINVAL, "malformed state record");
-	running = proc_alive((pid_t)pid, (unsigned long long)start);
+	running = jail_record_running(state, &pid);
 	j = json_deep_copy(state);
 	if (j == NULL)
 		return cell_err_set(e, ENOMEM, "inspect");
@@ -323,15 +324,14 @@ int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cel
 		return cell_err_set(e, errno, "state root %s", state_root);
 	while (*out == NULL && ret == 0 && (de = readdir(d)) != NULL) {
 		json_t *st = store_jail_peek(rootfd, de->d_name);
-		json_int_t jpid = 0, start = 0;
+		pid_t jpid = 0;
 
 		if (st == NULL)
 			continue;
 		/* A jail is its pid namespace: PID is in it when it sees the
 		 * same one as the jail's first process. */
-		if (json_unpack(st, "{s:I, s:I}", "pid", &jpid, "start_time", &start) == 0 &&
-		    proc_alive((pid_t)jpid, (unsigned long long)start) &&
-		    ns_inode((pid_t)jpid, "pid", &ino) == 0 && ino == want)
+		if (jail_record_running(st, &jpid) && ns_inode(jpid, "pid", &ino) == 0 &&
+		    ino == want)
 			ret = describe(st, pid, out, e);
 		json_decref(st);
 	}

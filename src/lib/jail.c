@@ -55,6 +55,13 @@ int jail_read_exit(int dirfd)
 	return atoi(buf);
 }
 
+static bool is_creating(const json_t *st)
+{
+	const char *phase = json_string_value(json_object_get(st, "state"));
+
+	return phase != NULL && strcmp(phase, "creating") == 0;
+}
+
 /* What the record says about its pid 1.  A record still "creating" names
  * its creator, whose lock we could take only if it died. */
 static bool record_running(const json_t *st, pid_t *pid, unsigned long long *start)
@@ -68,7 +75,14 @@ static bool record_running(const json_t *st, pid_t *pid, unsigned long long *sta
 	*start = (unsigned long long)t;
 	if (phase != NULL && strcmp(phase, "stopped") == 0)
 		return false;
-	return proc_alive(*pid, *start);
+	if (!proc_alive(*pid, *start))
+		return false;
+	/* A record still being made names its creator, a process of the
+	 * host; any other names a jail's pid 1, which has a pid namespace
+	 * of its own: one that shares ours is some other process that took
+	 * the pid (in the same clock tick, or a forged record), never to be
+	 * signalled or joined. */
+	return is_creating(st) || !proc_in_own_pidns(*pid);
 }
 
 static bool record_autoremove(const json_t *st)
@@ -108,19 +122,38 @@ int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 	return store_jail_write(&j->dir, rec, e);
 }
 
+bool jail_record_running(const json_t *state, pid_t *pid)
+{
+	unsigned long long start;
+	pid_t p = 0;
+	bool running = record_running(state, &p, &start) && !is_creating(state);
+
+	if (pid != NULL)
+		*pid = running ? p : 0;
+	return running;
+}
+
+int jail_record_pidfd(const json_t *state)
+{
+	unsigned long long start;
+	pid_t pid;
+
+	if (!record_running(state, &pid, &start) || is_creating(state))
+		return -1;
+	return pidfd_open_checked(pid, start);
+}
+
 /* Fills J from its locked directory. */
 static int jail_load(int rootfd, struct jail *j, struct cell_err *e)
 {
-	unsigned long long start = 0;
 	pid_t pid = 0;
 
 	j->state = store_jail_read(&j->dir);
-	j->running = record_running(j->state, &pid, &start);
-	if (j->running) {
-		j->pidfd = pidfd_open_checked(pid, start);
-		j->running = j->pidfd >= 0;
-	}
-	j->pid = j->running ? pid : 0;
+	/* Under our lock a record still "creating" is a creator's that
+	 * died: it held the lock until the record named the jail. */
+	j->pidfd = jail_record_pidfd(j->state);
+	j->running = j->pidfd >= 0;
+	j->pid = j->running && jail_record_running(j->state, &pid) ? pid : 0;
 	j->exit_status = jail_read_exit(j->dir.dirfd);
 	if (j->exit_status < 0 && j->state != NULL &&
 	    json_is_integer(json_object_get(j->state, "exit")))

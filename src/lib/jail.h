@@ -64,6 +64,12 @@ int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e);
  * command holds it. */
 json_t *jail_list(int rootfd, bool all, struct cell_err *e);
 
+/* From a record read without the lock: whether it names a running jail
+ * (its pid 1, in *PID when not NULL), by pid, start time and pid
+ * namespace; and a pidfd of that pid 1, or -1. */
+bool jail_record_running(const json_t *state, pid_t *pid);
+int jail_record_pidfd(const json_t *state);
+
 /* For `cell run -d --rm`: a small process of cell's, outside the jail,
  * that waits for the jail to end and then removes it; the caller goes on
  * at once.  PID and PIDFD are the jail's pid 1. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int proc_start_time(pid_t pid, unsigned long long *start)
@@ -74,4 +75,22 @@ bool proc_alive(pid_t pid, unsigned long long start)
 	/* A zombie has ended: it only waits for its parent to reap it. */
 	return pid > 0 && proc_stat(pid, &now, &state) == 0 && now == start && state != 'Z' &&
 	       state != 'X';
+}
+
+bool proc_in_own_pidns(pid_t pid)
+{
+	static struct stat own;
+	static bool have_own;
+	char path[64];
+	struct stat st;
+
+	if (!have_own) {
+		if (stat("/proc/self/ns/pid", &own) < 0)
+			return true; /* unknown: the caller fails closed */
+		have_own = true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat(path, &st) < 0)
+		return true;
+	return st.st_ino == own.st_ino && st.st_dev == own.st_dev;
 }

@@ -22,4 +22,10 @@ int proc_read_text(const char *path, char *buf, size_t size);
 /* True when PID runs (not a zombie) and started at START. */
 bool proc_alive(pid_t pid, unsigned long long start);
 
+/* True when PID shares the caller's pid namespace (or that cannot be
+ * read).  A jail's pid 1 never does: it is the first process of a pid
+ * namespace of its own, so a recorded pid that does is not the jail's,
+ * whatever its start time says. */
+bool proc_in_own_pidns(pid_t pid);
+
 #endif

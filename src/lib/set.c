@@ -141,7 +141,12 @@ static int set_uts(int pidfd, const char *host, const char *domain, struct cell_
 	if (pid == 0) {
 		char old[65] = "";
 
-		if (setns(pidfd, CLONE_NEWUTS) < 0)
+		struct stat own, joined;
+
+		/* Only ever in a UTS namespace that is not cell's own. */
+		if (stat("/proc/self/ns/uts", &own) < 0 || setns(pidfd, CLONE_NEWUTS) < 0 ||
+		    stat("/proc/self/ns/uts", &joined) < 0 ||
+		    (joined.st_ino == own.st_ino && joined.st_dev == own.st_dev))
 			_exit(10);
 		if (host != NULL) {
 			if (gethostname(old, sizeof(old)) < 0)

@@ -123,7 +123,7 @@ cell_error() {
 	cell_bg "$WORK/first.out" --name taken --bind "$WORK:/srv" -- sh -c \
 		'while [ ! -e /srv/done ]; do sleep 0.05; done; echo first ends'
 	first=$BG_PID
-	wait_for "$STATE/taken/state.json"
+	wait_running "taken"
 	state=$(cat "$STATE/taken/state.json")
 	cell_error "jail taken: name already in use" run --name taken -- true
 	kill -0 "$first"

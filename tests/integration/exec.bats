@@ -140,7 +140,7 @@ done'
 
 @test "exec runs in a foreground jail too" {
 	cell_bg "$WORK/fg.out" --name fg --hostname fgbox -- sleep 30
-	wait_for "$STATE/fg/state.json"
+	wait_running "fg"
 	run cell exec fg uname -n
 	[ "$status" -eq 0 ]
 	[ "$output" = fgbox ]

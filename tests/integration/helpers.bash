@@ -18,7 +18,20 @@ CELL=${CELL:-$BATS_TEST_DIRNAME/../../build/cell}
 CELL_APPLETS="sh ls cat echo hostname readlink pwd stat touch mkdir sleep id
 test grep uname kill tty env true false"
 
+# The host's namespaces, for the guard of a test that tries inside a jail
+# what would change the host (sethostname, mount...): JAIL_GUARD_SH,
+# first in the jail's shell, exits 99 unless it runs in a UTS and a pid
+# namespace that are not the host's.  It fails closed: a namespace link it
+# cannot read (no /proc) counts as the host's.
+HOST_UTS=$(readlink /proc/self/ns/uts)
+HOST_PID=$(readlink /proc/self/ns/pid)
+JAIL_GUARD_SH='u=$(readlink /proc/self/ns/uts) && p=$(readlink /proc/self/ns/pid) &&
+[ -n "$u" ] && [ -n "$p" ] && [ -n "$HOST_UTS" ] && [ -n "$HOST_PID" ] &&
+[ "$u" != "$HOST_UTS" ] && [ "$p" != "$HOST_PID" ] || exit 99'
+
 cell_setup() {
+	# The host's names, which no test may change (checked by teardown).
+	HOST_NAMES="$(cat /proc/sys/kernel/hostname) $(cat /proc/sys/kernel/domainname)"
 	STATE=$(mktemp -d /tmp/cell-state.XXXXXX)
 	WORK=$(mktemp -d /var/tmp/cell-work.XXXXXX)
 	BG_PIDS=()
@@ -61,6 +74,12 @@ cell_teardown() {
 	if [ -n "$(ls -A "$STATE" 2>/dev/null)" ]; then
 		errors+=("state root not empty: $(ls -A "$STATE" | tr '\n' ' ')")
 	fi
+	local now="$(cat /proc/sys/kernel/hostname) $(cat /proc/sys/kernel/domainname)"
+	if [ "$now" != "$HOST_NAMES" ]; then
+		errors+=("the host's hostname and domainname changed: $now (were $HOST_NAMES; restored)")
+		hostname "${HOST_NAMES%% *}"
+		domainname "${HOST_NAMES#* }"
+	fi
 
 	# --one-file-system: never descend into a mount that is still there.
 	rm -rf --one-file-system "$STATE" "$WORK"
@@ -102,6 +121,30 @@ wait_for() {
 		sleep 0.1
 	done
 	echo "timed out waiting for $1" >&2
+	return 1
+}
+
+# wait_running NAME [TENTHS]: wait until jail NAME's record says running
+# (its pid 1 recorded; default 5 s).  Its state.json alone is not enough:
+# a jail with cgroups has one from before they exist ("creating").
+wait_running() {
+	local i
+	for ((i = 0; i < ${2:-50}; i++)); do
+		grep -q '"state":"running"' "$STATE/$1/state.json" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for jail $1 to run" >&2
+	return 1
+}
+
+# wait_output FILE LINE: wait until FILE has the line LINE (default 5 s).
+wait_output() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		grep -qxF "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for '$2' in $1" >&2
 	return 1
 }
 

@@ -7,8 +7,8 @@ load helpers
 start_jail() {
 	local name=$1
 	shift
-	cell_bg "$WORK/$name.out" --name "$name" "$@" -- sh -c 'sleep 30 & wait'
-	wait_for "$STATE/$name/state.json"
+	cell_bg "$WORK/$name.out" --name "$name" "$@" -- sh -c 'sleep 30 & echo ready; wait'
+	wait_output "$WORK/$name.out" ready
 }
 
 # field KEY: the value of KEY in $output (name=value lines).
@@ -146,7 +146,7 @@ field() {
 @test "inspect does not claim host secrets are masked in a --rootfs jail" {
 	make_rootfs "$WORK/root"
 	cell_bg "$WORK/rf.out" --name rf --rootfs "$WORK/root" -- sleep 30
-	wait_for "$STATE/rf/state.json"
+	wait_running "rf"
 	run cell inspect rf
 	[ "$(field policy.host_secrets)" = "not applicable: --rootfs holds no host files" ]
 	[ "$(field rootfs)" = "$WORK/root" ]

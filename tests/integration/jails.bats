@@ -278,7 +278,7 @@ wait_removed() {
 
 @test "a foreground jail is listed while it runs and gone when it ends" {
 	cell_bg "$WORK/fg.out" --name fg -- sleep 30
-	wait_for "$STATE/fg/state.json"
+	wait_running "fg"
 	[ "$(cell ls -q)" = fg ]
 	[ "$(jfield fg state)" = running ]
 	pid=$(jfield fg pid)
@@ -291,7 +291,7 @@ wait_removed() {
 
 @test "stop ends a foreground jail, whose cell exits 137 and removes it" {
 	cell_bg "$WORK/fg.out" --name fg -- sleep 30
-	wait_for "$STATE/fg/state.json"
+	wait_running "fg"
 	run cell stop -t 1 fg
 	[ "$status" -eq 0 ]
 	wait_exit "$BG_PID"
@@ -571,7 +571,7 @@ wait_removed() {
 
 @test "logs of a foreground jail, which has no log, is an error" {
 	cell_bg "$WORK/fg.out" --name fg -- sleep 30
-	wait_for "$STATE/fg/state.json"
+	wait_running "fg"
 	run cell logs fg
 	[ "$status" -eq 125 ]
 	[ "${#lines[@]}" -eq 1 ]

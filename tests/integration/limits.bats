@@ -46,7 +46,7 @@ for i in range(500):
         break
 time.sleep(3)
 '
-	wait_for "$STATE/bomb/state.json"
+	wait_running "bomb"
 	for _ in $(seq 50); do grep -q EAGAIN "$WORK/out" && break; sleep 0.1; done
 	# The 50th task is refused: pid 1 and 49 children.
 	run cat "$WORK/out"
@@ -143,7 +143,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 
 @test "a jail without cgroup limits gets no cgroup of its own" {
 	cell_bg "$WORK/out" --name plain -- sleep 30
-	wait_for "$STATE/plain/state.json"
+	wait_running "plain"
 	jail=$(cat "/proc/$BG_PID/task/$BG_PID/children")
 	jail=${jail%% *}
 	# While it runs: no cgroup named after it, and its processes sit in
@@ -158,7 +158,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 	mkdir "$parent"
 	CG_DIRS+=("$parent")
 	cell_bg "$WORK/out" --name child --cgroup-parent "/${parent##*/}" -- sleep 30
-	wait_for "$STATE/child/state.json"
+	wait_running "child"
 	jail=$(cat "/proc/$BG_PID/task/$BG_PID/children")
 	jail=${jail%% *}
 	# The jail's pids cgroup is a child of the parent, and holds it.
@@ -191,7 +191,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 
 @test "only the controllers a limit needs get a cgroup" {
 	cell_bg "$WORK/out" --name one --nrtask 10 -- sleep 30
-	wait_for "$STATE/one/state.json"
+	wait_running "one"
 	[ -d "$(jail_cgroup pids one)" ]
 	[ ! -e "$(jail_cgroup memory one)" ]
 	[ ! -e "$(jail_cgroup cpu one)" ]

@@ -11,17 +11,14 @@
 # if the filter let them pass: an EPERM then can only be the policy's.
 load helpers
 
-HOST_UTS=$(readlink /proc/self/ns/uts)
-HOST_PID=$(readlink /proc/self/ns/pid)
-
-GUARD_SH='[ "$(readlink /proc/self/ns/uts)" != "$HOST_UTS" ] &&
-[ "$(readlink /proc/self/ns/pid)" != "$HOST_PID" ] || exit 99'
+GUARD_SH=$JAIL_GUARD_SH # helpers.bash
 
 # The python guard, and try_call(NAME, FUNC, ARG...) / try_sys(NAME,
 # ARG...), which print NAME and "ok" or the errno's name.  System call
 # numbers are x86_64's.
 GUARD_PY='import ctypes, errno, os, sys
-if (os.readlink("/proc/self/ns/uts") == os.environ["HOST_UTS"] or
+if (not os.environ.get("HOST_UTS") or not os.environ.get("HOST_PID") or
+        os.readlink("/proc/self/ns/uts") == os.environ["HOST_UTS"] or
         os.readlink("/proc/self/ns/pid") == os.environ["HOST_PID"]):
     sys.exit(99)
 libc = ctypes.CDLL(None, use_errno=True)
@@ -482,7 +479,7 @@ Uid:	1000	1000	1000	1000" ]
 		'awk "/^CapBnd/ { print \$2 }" /proc/self/status >/srv/capbnd
 '"$UNTIL_DONE_SH"
 	wait_for "$WORK/capbnd"
-	wait_for "$STATE/pol/state.json"
+	wait_running "pol"
 	run cell inspect pol
 	[ "$status" -eq 0 ]
 	inspected=$(sed -n 's/^process\.caps_bounding=//p' <<<"$output")

@@ -6,17 +6,6 @@ load helpers
 
 DEFAULT_PATH=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-# wait_output FILE TEXT: wait until a line of FILE is TEXT (5 s).
-wait_output() {
-	local i
-	for ((i = 0; i < 50; i++)); do
-		grep -qxF "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for '$2' in $1" >&2
-	return 1
-}
-
 # child_of PID [COMM]: the host pid of PID's child (named COMM), once
 # there is one (5 s).
 child_of() {

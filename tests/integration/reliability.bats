@@ -650,6 +650,44 @@ EOF
 	check_nothing_left
 }
 
+@test "a record naming a host process, start time and all, is not a jail" {
+	# Even a pid reused in the jail's own clock tick (or a forged record)
+	# is told apart: a jail's pid 1 has a pid namespace of its own.
+	start_jail
+	run cell stop -t 0 "$JAIL"
+	[ "$status" -eq 0 ]
+	sleep 1000 3>&- &
+	SLEEP_PID=$!
+	HOST_PIDS+=("$SLEEP_PID")
+	python3 - "$STATE/$JAIL/state.json" "$SLEEP_PID" <<'EOF'
+import json, os, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+with open("/proc/%d/stat" % pid) as f:
+    start = int(f.read().rsplit(")", 1)[1].split()[19])
+with open(path) as f:
+    st = json.load(f)
+st.update(pid=pid, start_time=start, state="running")
+with open(path + ".tmp", "w") as f:
+    json.dump(st, f)
+os.rename(path + ".tmp", path)
+EOF
+	alive "$SLEEP_PID" "$(record .start_time)"
+	run cell ls -a --json
+	[ "$(jq -r --arg n "$JAIL" '.[] | select(.name == $n) | .state' <<<"$output")" = stopped ]
+	run cell set "$JAIL" hostname=forged
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: jail $JAIL: is not running" ]
+	[ "$(hostname)" != forged ]
+	run cell exec "$JAIL" true
+	[ "$status" -eq 125 ]
+	run cell stop -t 0 "$JAIL"
+	[ "$status" -eq 0 ]
+	run cell rm -f "$JAIL"
+	[ "$status" -eq 0 ]
+	refute pid_ended "$SLEEP_PID"
+	check_nothing_left
+}
+
 @test "a creating record whose creator's pid was reused is a stopped jail" {
 	start_jail
 	run cell stop -t 0 "$JAIL"
@@ -729,7 +767,7 @@ EOF
 crash_foreground() {
 	local pid
 	cell_bg "$WORK/out" --name "$JAIL" --nrtask 20 "$@" -- "${JAIL_CMD[@]}" </dev/null
-	wait_for "$STATE/$JAIL/state.json"
+	wait_running "$JAIL"
 	for _ in $(seq 50); do
 		[ "$(record .state)" = running ] && break
 		sleep 0.1

@@ -49,9 +49,9 @@ load helpers
 }
 
 @test "a jail cannot mount filesystems" {
-	host_uts=$(readlink /proc/self/ns/uts)
-	run cell run -e HOST_UTS="$host_uts" -- /bin/sh -c \
-		'[ "$(readlink /proc/self/ns/uts)" != "$HOST_UTS" ] || exit 99; mount -t tmpfs t /mnt'
+	run cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" -- /bin/sh -c \
+		"$JAIL_GUARD_SH"'
+mount -t tmpfs t /mnt'
 	[ "$status" -ne 0 ]
 	[ "$status" -ne 99 ]
 }

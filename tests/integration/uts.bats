@@ -3,7 +3,6 @@
 # processes and by nobody else; the rest of uname is the host's kernel.
 load helpers
 
-HOST_UTS=$(readlink /proc/self/ns/uts)
 
 @test "hostname, uname -n and /proc/sys/kernel/hostname show --hostname" {
 	run cell run --hostname web.example -- sh -c \
@@ -77,8 +76,8 @@ jailed.test" ]
 	host=$(cat /proc/sys/kernel/hostname)
 	domain=$(cat /proc/sys/kernel/domainname)
 	# Only ever sethostname() in a UTS namespace that is not the host's.
-	run cell run --allow set_hostname -e HOST_UTS="$HOST_UTS" -- sh -c '
-		[ "$(readlink /proc/self/ns/uts)" != "$HOST_UTS" ] || exit 99
+	run cell run --allow set_hostname -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" -- sh -c "
+		$JAIL_GUARD_SH"'
 		hostname changed && domainname changed.test &&
 		cat /proc/sys/kernel/hostname /proc/sys/kernel/domainname'
 	[ "$status" -eq 0 ]
