@@ -3,15 +3,6 @@
 # cgroups, held to its policy and limits.
 load helpers
 
-# Detached jails are not children of the test shell: remove them (and
-# check that nothing of theirs is left) before the common checks.
-teardown() {
-	local rc=0
-	cell_rm_all || rc=$?
-	cell_teardown || rc=$?
-	return "$rc"
-}
-
 # start NAME ARG...: a detached jail NAME (started with ARG...) whose
 # pid 1 records what it sees in $WORK (/work inside), then sleeps; its
 # host pid in $PID1.

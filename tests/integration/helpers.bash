@@ -2,8 +2,9 @@
 #
 # Every test gets a private state root ($STATE) and a private work
 # directory ($WORK, outside /tmp so that the embedded root's fresh /tmp
-# does not hide it).  Teardown kills the background jails a test started
-# (by pid), and then fails the test if a mount mentioning either
+# does not hide it).  Teardown removes the detached jails (cell rm -f),
+# kills the background jails a test started (by pid), and then fails
+# the test if the host's hostname changed or if a mount mentioning either
 # directory is still in the host's mount table or if $STATE is not
 # empty; both directories are removed in every case.
 #
@@ -45,6 +46,9 @@ cell_leftover_mounts() {
 
 cell_teardown() {
 	local pid mnt errors=()
+
+	# Detached jails first: they are no child of the test shell.
+	cell_rm_all || errors+=("a detached jail outlived cell rm -f")
 
 	# End each background jail by killing its first process, so that
 	# its cell cleans up as after any jail's end; cell itself only if
@@ -231,7 +235,7 @@ proc_start() {
 # cell_rm_all: force-remove every jail under $STATE (detached jails are
 # not children of the test shell, so cell_teardown cannot end them), and
 # fail if one of their processes or cgroups outlives `cell rm -f`.
-# Call it before cell_teardown.
+# cell_teardown calls it first.
 cell_rm_all() {
 	local name procs=() cgroups pid start cg errors=()
 

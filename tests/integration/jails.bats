@@ -3,15 +3,6 @@
 # cell ls, logs, stop and rm.
 load helpers
 
-# Detached jails are not children of the test shell: remove them (and
-# check that nothing of theirs is left) before the common checks.
-teardown() {
-	local rc=0
-	cell_rm_all || rc=$?
-	cell_teardown || rc=$?
-	return "$rc"
-}
-
 # jfield NAME KEY: KEY of jail NAME in `cell ls -a --json` (empty if
 # null; "absent" if there is no such jail).
 jfield() {

@@ -3,13 +3,6 @@
 # nothing.
 load helpers
 
-teardown() {
-	local rc=0
-	cell_rm_all || rc=$?
-	cell_teardown || rc=$?
-	return "$rc"
-}
-
 # start NAME ARG...: a detached jail NAME started with ARG..., whose
 # pid 1 sleeps; its host pid in $PID1.
 start() {

@@ -7,13 +7,6 @@ setup() {
 	CONF=$WORK/cell.conf
 }
 
-teardown() {
-	local rc=0
-	cell_rm_all || rc=$?
-	cell_teardown || rc=$?
-	return "$rc"
-}
-
 # A file of two jails: globals, $name, a list param, exec.stop.
 write_conf() {
 	cat >"$CONF" <<-EOF
