@@ -145,6 +145,7 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *file = DEFAULT_FILE, *root = g->root;
+	struct jail_spec *specs = NULL;
 	char *owned_root = NULL;
 	struct jailconf conf;
 	struct cell_err e;
@@ -173,43 +174,39 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 		ret = CELL_EXIT_ERROR;
 		goto out;
 	}
-	/* Every jail checked before any starts: a typo in the last one
-	 * starts nothing. */
+	/* Every jail's spec built and checked before any starts: a typo in
+	 * the last one starts nothing. */
+	specs = calloc(conf.njails + 1, sizeof(*specs));
+	if (specs == NULL) {
+		ret = cli_usage_error("up", "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < conf.njails; i++) {
-		struct jail_spec s;
-		int r;
-
-		if (!sel[i])
-			continue;
-		r = build_spec(&conf, &conf.jails[i], &s, NULL, &e);
-		spec_free(&s);
-		if (r < 0) {
+		spec_init(&specs[i]);
+		if (sel[i] && build_spec(&conf, &conf.jails[i], &specs[i], NULL, &e) < 0) {
 			ret = cli_fail("up", &e);
 			goto out;
 		}
 	}
 	for (size_t i = 0; i < conf.njails; i++) {
-		struct jail_spec s;
+		struct jail_spec *s = &specs[i];
 		int status, room;
 
 		if (!sel[i])
 			continue;
-		if (build_spec(&conf, &conf.jails[i], &s, NULL, &e) < 0) {
-			ret = cli_fail("up", &e);
-			spec_free(&s);
-			continue;
-		}
-		room = make_room(root, s.name, &e);
-		if (room < 0 || (room == 0 && jail_run(&s, root, &status, &e) < 0))
+		room = make_room(root, s->name, &e);
+		if (room < 0 || (room == 0 && jail_run(s, root, &status, &e) < 0))
 			ret = cli_fail("up", &e);
 		else if (room == 1)
-			fprintf(stderr, "cell: up: jail %s: already running\n", s.name);
+			fprintf(stderr, "cell: up: jail %s: already running\n", s->name);
 		else
-			printf("%s\n", s.name);
+			printf("%s\n", s->name);
 		fflush(stdout);
-		spec_free(&s);
 	}
 out:
+	for (size_t i = 0; specs != NULL && i < conf.njails; i++)
+		spec_free(&specs[i]);
+	free(specs);
 	free(owned_root);
 	free(sel);
 	jailconf_free(&conf);

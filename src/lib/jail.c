@@ -42,24 +42,18 @@ static int pidfd_open_checked(pid_t pid, unsigned long long start)
 int jail_read_exit(int dirfd)
 {
 	char buf[16];
-	int fd = openat(dirfd, "exit", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
+	if (proc_read_text_at(dirfd, "exit", buf, sizeof(buf)) < 0 || buf[0] == '\0')
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return atoi(buf);
 }
 
-static bool is_creating(const json_t *st)
+/* The record's "state": "creating", "running" or "stopped". */
+static bool has_phase(const json_t *st, const char *phase)
 {
-	const char *phase = json_string_value(json_object_get(st, "state"));
+	const char *p = json_string_value(json_object_get(st, "state"));
 
-	return phase != NULL && strcmp(phase, "creating") == 0;
+	return p != NULL && strcmp(p, phase) == 0;
 }
 
 /* What the record says about its pid 1.  A record still "creating" names
@@ -67,13 +61,12 @@ static bool is_creating(const json_t *st)
 static bool record_running(const json_t *st, pid_t *pid, unsigned long long *start)
 {
 	json_int_t p = 0, t = 0;
-	const char *phase = json_string_value(json_object_get(st, "state"));
 
 	if (st == NULL || json_unpack((json_t *)st, "{s:I, s:I}", "pid", &p, "start_time", &t) < 0)
 		return false;
 	*pid = (pid_t)p;
 	*start = (unsigned long long)t;
-	if (phase != NULL && strcmp(phase, "stopped") == 0)
+	if (has_phase(st, "stopped"))
 		return false;
 	if (!proc_alive(*pid, *start))
 		return false;
@@ -82,7 +75,7 @@ static bool record_running(const json_t *st, pid_t *pid, unsigned long long *sta
 	 * of its own: one that shares ours is some other process that took
 	 * the pid (in the same clock tick, or a forged record), never to be
 	 * signalled or joined. */
-	return is_creating(st) || !proc_in_own_pidns(*pid);
+	return has_phase(st, "creating") || !proc_in_own_pidns(*pid);
 }
 
 static bool record_autoremove(const json_t *st)
@@ -91,27 +84,27 @@ static bool record_autoremove(const json_t *st)
 	return st == NULL || json_is_true(json_object_get(st, "autoremove"));
 }
 
-static bool is_stopped(const json_t *st)
+/* Removes the cgroups a record names (a dead jail's: empty). */
+static int release_cgroups(const json_t *state, struct cell_err *e)
 {
-	const char *phase = json_string_value(json_object_get(st, "state"));
+	struct cgroup cg;
 
-	return phase != NULL && strcmp(phase, "stopped") == 0;
+	if (state == NULL || cgroup_from_json(&cg, json_object_get(state, "cgroup"), e) < 0)
+		return 0; /* none recorded, or a record we cannot read */
+	return cgroup_destroy(&cg, e);
 }
 
 int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 {
-	struct cgroup cg;
 	json_t *rec;
 
-	if (j->state != NULL &&
-	    cgroup_from_json(&cg, json_object_get(j->state, "cgroup"), e) == 0 &&
-	    cgroup_destroy(&cg, e) < 0)
+	if (release_cgroups(j->state, e) < 0)
 		return cell_err_prefix(e, "jail %s", j->dir.name);
 	test_hook("release:cgroups");
 	if (remove || record_autoremove(j->state))
 		return store_jail_remove(rootfd, &j->dir, e);
 	rec = j->state;
-	if (is_stopped(rec) && json_is_null(json_object_get(rec, "cgroup")))
+	if (has_phase(rec, "stopped") && json_is_null(json_object_get(rec, "cgroup")))
 		return 0; /* nothing changed since it was last marked */
 	json_object_set_new(rec, "state", json_string("stopped"));
 	json_object_set_new(rec, "cgroup", json_null());
@@ -126,7 +119,7 @@ bool jail_record_running(const json_t *state, pid_t *pid)
 {
 	unsigned long long start;
 	pid_t p = 0;
-	bool running = record_running(state, &p, &start) && !is_creating(state);
+	bool running = record_running(state, &p, &start) && !has_phase(state, "creating");
 
 	if (pid != NULL)
 		*pid = running ? p : 0;
@@ -138,7 +131,7 @@ int jail_record_pidfd(const json_t *state)
 	unsigned long long start;
 	pid_t pid;
 
-	if (!record_running(state, &pid, &start) || is_creating(state))
+	if (!record_running(state, &pid, &start) || has_phase(state, "creating"))
 		return -1;
 	return pidfd_open_checked(pid, start);
 }
@@ -225,19 +218,11 @@ int jail_reap_cb(int rootfd, int dirfd, const char *name, void *ctx)
 	j.dir.name = strdup(name);
 	if (j.dir.name == NULL)
 		return -1;
-	if (jail_load(rootfd, &j, &e) < 0 || j.running || !j.autoremove) {
+	/* Only its cgroups: the store removes the directory. */
+	if (jail_load(rootfd, &j, &e) < 0 || j.running || !j.autoremove ||
+	    release_cgroups(j.state, &e) < 0) {
 		errno = EEXIST;
 		ret = -1;
-	} else {
-		/* Only its cgroups: the store removes the directory. */
-		struct cgroup cg;
-
-		if (j.state != NULL &&
-		    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), &e) == 0 &&
-		    cgroup_destroy(&cg, &e) < 0) {
-			errno = EEXIST;
-			ret = -1;
-		}
 	}
 	if (j.pidfd >= 0)
 		close(j.pidfd);
@@ -318,14 +303,19 @@ int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 	if (!wait_ended(j->pidfd, STOP_KILL_WAIT_MS))
 		return cell_err_set(e, ETIMEDOUT, "jail %s: pid %d did not end after SIGKILL",
 				    j->dir.name, (int)j->pid);
-	if (jail_read_exit(j->dir.dirfd) < 0)
-		j->exit_status = 128 + SIGKILL;
+	/* Its status, unless its --init reaper recorded one: it died of
+	 * our SIGKILL. */
+	j->exit_status = 128 + SIGKILL;
 ended:
 	j->running = false;
 	close(j->pidfd);
 	j->pidfd = -1;
-	if (jail_read_exit(j->dir.dirfd) >= 0)
-		j->exit_status = jail_read_exit(j->dir.dirfd);
+	{
+		int recorded = jail_read_exit(j->dir.dirfd);
+
+		if (recorded >= 0)
+			j->exit_status = recorded;
+	}
 	return jail_release(rootfd, j, false, e);
 }
 
@@ -347,21 +337,19 @@ static json_t *list_entry(int rootfd, const char *name, bool *dead)
 	json_t *st = store_jail_peek(rootfd, name);
 	unsigned long long start;
 	cleanup_close int dirfd = -1;
-	const char *phase;
 	pid_t pid;
 	int status;
 
 	*dead = false;
 	if (st == NULL)
 		return NULL;
-	phase = json_string_value(json_object_get(st, "state"));
 	if (record_running(st, &pid, &start)) {
-		if (phase == NULL || strcmp(phase, "creating") != 0)
+		if (!has_phase(st, "creating"))
 			json_object_set_new(st, "state", json_string("running"));
 		json_object_set_new(st, "exit", json_null());
 		return st;
 	}
-	*dead = phase == NULL || strcmp(phase, "stopped") != 0 || record_autoremove(st);
+	*dead = !has_phase(st, "stopped") || record_autoremove(st);
 	json_object_set_new(st, "state", json_string("stopped"));
 	json_object_set_new(st, "cgroup", json_null());
 	json_object_set_new(st, "pid", json_null());

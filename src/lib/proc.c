@@ -52,7 +52,12 @@ int proc_stat(pid_t pid, unsigned long long *start, char *state)
 
 int proc_read_text(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return proc_read_text_at(AT_FDCWD, path, buf, size);
+}
+
+int proc_read_text_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)

@@ -18,6 +18,9 @@ int proc_stat(pid_t pid, unsigned long long *start, char *state);
 /* Reads a small file (a /proc or cgroup file) into BUF, at most SIZE-1
  * bytes, NUL-terminated.  0, or -1 with errno. */
 int proc_read_text(const char *path, char *buf, size_t size);
+/* The same for PATH relative to directory DIRFD, not following a final
+ * symlink (the files of a jail's state directory). */
+int proc_read_text_at(int dirfd, const char *path, char *buf, size_t size);
 
 /* True when PID runs (not a zombie) and started at START. */
 bool proc_alive(pid_t pid, unsigned long long start);

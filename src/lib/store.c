@@ -128,18 +128,10 @@ static bool jail_alive(int dirfd)
 static int read_jid(int rootfd, const char *entry)
 {
 	char path[JID_PATH_MAX], buf[16];
-	cleanup_close int fd = -1;
-	ssize_t n;
 
-	if (snprintf(path, sizeof(path), "%s/jid", entry) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/jid", entry) >= (int)sizeof(path) ||
+	    proc_read_text_at(rootfd, path, buf, sizeof(buf)) < 0 || buf[0] == '\0')
 		return -1;
-	fd = openat(rootfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return atoi(buf);
 }
 
