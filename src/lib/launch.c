@@ -4,24 +4,31 @@
  * Parent (cell)                         Child (the jail's pid 1)
  * -------------                         ------------------------
  * open --rootfs and --bind sources
- * create + lock the state directory
- * create the cgroups, write the limits  (cgroup.c)
+ * create + lock the state directory,
+ *   its JID                             (store.c)
+ * name the cgroups; with any, record
+ *   "creating"; create them, write
+ *   the limits                          (cgroup.c)
+ * -d: open the log (and exit) files
  * block the forwarded signals
  * clone3(all namespaces, CLONE_PIDFD,
- *        v2: CLONE_INTO_CGROUP)      ->
- * v1: move the pid into the cgroups     v1: wait for "go"
- *     and send "go"                 ->  own cgroup namespace
- * record pid + start time               mounts, pivot_root   (rootfs.c)
+ *        v2: CLONE_INTO_CGROUP)      ->  wait for "go"
+ * v1: move the pid into the cgroups
+ * record "running": pid + start time
+ * send "go"                          ->  own cgroup namespace
+ *   (foreground: unlock the jail)       mounts, pivot_root   (rootfs.c)
  *                                       its cgroups at /sys/fs/cgroup
  *                                       pty, sent back       (tty.c)
  *                                       hostname, loopback   (uts.c, ns.c)
- *                                       [--init: fork, reap] (init.c)
+ *                                       policy               (policy.c)
+ *                                       [--init: fork; pid 1 execs
+ *                                        cell-init]          (init.c)
  *                                       user, workdir, fds   (process.c)
  * relay pty, forward signals            execve
- * EOF on the channel = exec'd;
+ * EOF on the channel = exec'd (-d: return now; the jail lives on);
  * a message on it = the child's error
- * wait (pidfd), remove the cgroups
- * and the state
+ * wait (pidfd); relock, remove the
+ * cgroups and the state
  *
  * The channel is a SOCK_SEQPACKET socketpair whose child end is
  * close-on-exec: the parent reads a structured error, a pty master, or
