@@ -228,13 +228,15 @@ ptmx" ]
 @test "a change of the caller's terminal size reaches the jail" {
 	# The jail says it is ready in $WORK, the outer shell then resizes
 	# its terminal; SIGWINCH reaches cell (same process group), which
-	# copies the size and forwards the signal.
-	run_in_pty_held "stty rows 10 cols 20
+	# copies the size and forwards the signal. The resize changes one
+	# dimension only: "stty rows R cols C" is two ioctls, and the jail
+	# could see the size between them.
+	run_in_pty_held "stty rows 40 cols 20
 		$CELL --root $STATE run --bind $WORK:/srv -- sh -c \
 			'trap \"stty size; exit 0\" WINCH; touch /srv/ready
 			for i in \$(seq 100); do sleep 0.05; done; exit 9' <&0 &
 		for i in \$(seq 50); do [ -e $WORK/ready ] && break; sleep 0.1; done
-		stty rows 40 cols 90
+		stty cols 90
 		wait \$!"
 	[ "$status" -eq 0 ]
 	[ "$output" = "40 90" ]
