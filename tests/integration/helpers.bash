@@ -104,14 +104,14 @@ cell() {
 
 # cell_bg OUT ARG...: `cell run ARG...` in the background, stdout and
 # stderr to OUT; its pid in $BG_PID and remembered for teardown.
-# SIGINT and SIGQUIT are set back to default: a non-interactive shell
-# starts background jobs with them ignored, and cell (like nohup's
-# children) leaves an inherited "ignore" alone.  fd 3 is closed so that
+# SIGINT, SIGQUIT and SIGHUP are set back to default: a non-interactive
+# shell starts background jobs with the first two ignored, the suite may
+# run under nohup(1), and cell leaves an inherited "ignore" alone.  fd 3 is closed so that
 # bats does not wait for the job.
 cell_bg() {
 	local out=$1
 	shift
-	env --default-signal=INT,QUIT "$CELL" --root "$STATE" run "$@" \
+	env --default-signal=INT,QUIT,HUP "$CELL" --root "$STATE" run "$@" \
 		>"$out" 2>&1 3>&- &
 	BG_PID=$!
 	BG_PIDS+=("$BG_PID")
