@@ -391,9 +391,9 @@ for i in range(200):
 	run cell exec -t ttys tty
 	[ "$status" -eq 0 ]
 	[[ "$output" == /dev/pts/* ]]
-	run_in_pty "$CELL --root $STATE exec -T ttys tty"
+	run_in_pty_held "$CELL --root $STATE exec -T ttys tty"
 	[ "$output" = "not a tty" ]
-	run_in_pty "$CELL --root $STATE exec ttys tty"
+	run_in_pty_held "$CELL --root $STATE exec ttys tty"
 	[[ "$output" == /dev/pts/* ]]
 }
 

@@ -190,6 +190,17 @@ run_in_pty() {
 	done <<<"$output"
 }
 
+# run_in_pty_held COMMAND: run_in_pty with a stdin that never ends.
+# script(1) answers the end of its stdin by typing an end-of-file
+# character into the terminal; cell relays it (the caller's terminal is
+# raw) and the jail's pty echoes it ("^@"), at a moment that depends on
+# the race.  A FIFO held open read-write never ends, and needs no
+# process of its own.
+run_in_pty_held() {
+	[ -p "$WORK/stdin" ] || mkfifo "$WORK/stdin"
+	run_in_pty "$1" <>"$WORK/stdin"
+}
+
 # wait_exit PID [TENTHS]: wait_status, but give up (default 5 s) on a
 # PID that does not end, so that a broken cell fails the test instead of
 # hanging it; teardown then ends the jail.

@@ -79,7 +79,7 @@ wait_removed() {
 }
 
 @test "a detached jail's output goes to its log when cell's output is a terminal" {
-	run_in_pty "$CELL --root $STATE run -d --name term -- sh -c 'echo out; echo err >&2'"
+	run_in_pty_held "$CELL --root $STATE run -d --name term -- sh -c 'echo out; echo err >&2'"
 	[ "$status" -eq 0 ]
 	[ "$output" = term ]
 	wait_stopped term

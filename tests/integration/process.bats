@@ -23,17 +23,6 @@ child_of() {
 	return 1
 }
 
-# run_in_pty_held COMMAND: run_in_pty with a stdin that never ends.
-# script(1) answers the end of its stdin by typing an end-of-file
-# character into the terminal; cell relays it (the caller's terminal is
-# raw) and the jail's pty echoes it ("^@"), at a moment that depends on
-# the race.  A FIFO held open read-write never ends, and needs no
-# process of its own.
-run_in_pty_held() {
-	[ -p "$WORK/stdin" ] || mkfifo "$WORK/stdin"
-	run_in_pty "$1" <>"$WORK/stdin"
-}
-
 # A jail whose pid 1 handles SIG (exits 3) and says it is ready; SIG is
 # sent to cell, which must forward it.
 signal_reaches_handler() {
