@@ -78,7 +78,7 @@ install: build
 	@meson install -C $(BUILD)
 
 format:
-	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c tests/fuzz/*.c src/init/*.c
+	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c tests/fuzz/*.c src/init/*.c src/gen/*.c
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_HOOKS)

@@ -157,9 +157,9 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 		goto out;
 	}
 	if (jail_record_spec(j.state, s, e) < 0 ||
-	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0 ||
-	    policy_build(s, &policy, e) < 0)
+	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
 		goto out;
+	policy_build(s, &policy);
 	c.policy = &policy;
 	cgfd = v2_cgroup_fd(&cg, e);
 	if (cgfd == -1)
@@ -211,7 +211,6 @@ out:
 	if (opened)
 		jail_close(&j);
 	cgroup_release(&cg);
-	policy_free(&policy);
 	close(rootfd);
 	return ret;
 }

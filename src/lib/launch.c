@@ -382,8 +382,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	run_init(&r);
 	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
 		return -1;
-	if (policy_build(s, &c.policy, e) < 0)
-		return -1;
+	policy_build(s, &c.policy);
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		goto out;
 	if (store_jail_create(rootfd, s->name, jail_reap_cb, NULL, &jail, e) < 0)
@@ -492,6 +491,5 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	free(c.attach);
-	policy_free(&c.policy);
 	return ret;
 }

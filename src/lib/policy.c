@@ -63,12 +63,12 @@ uint64_t policy_default_caps(void)
 	       CAPS_BIT(CAP_AUDIT_WRITE) | CAPS_BIT(CAP_SETFCAP);
 }
 
-int policy_build(const struct jail_spec *s, struct policy *p, struct cell_err *e)
+void policy_build(const struct jail_spec *s, struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->on = s->policy;
 	if (!p->on)
-		return 0;
+		return;
 	p->caps = policy_default_caps();
 	/* sethostname(2) needs CAP_SYS_ADMIN: the filter keeps mount and
 	 * the rest of what it would allow forbidden. */
@@ -80,12 +80,7 @@ int policy_build(const struct jail_spec *s, struct policy *p, struct cell_err *e
 		p->caps |= CAPS_BIT(CAP_CHOWN);
 	if (s->allow & JAIL_ALLOW_MLOCK)
 		p->caps |= CAPS_BIT(CAP_IPC_LOCK);
-	return seccomp_build(s->allow & JAIL_ALLOW_SET_HOSTNAME, &p->seccomp, e);
-}
-
-void policy_free(struct policy *p)
-{
-	seccomp_prog_free(&p->seccomp);
+	seccomp_filter_for(s->allow & JAIL_ALLOW_SET_HOSTNAME, &p->seccomp);
 }
 
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e)

@@ -32,8 +32,7 @@ struct policy {
 /* The capabilities a default jail keeps, before --allow adds any. */
 uint64_t policy_default_caps(void);
 
-int policy_build(const struct jail_spec *s, struct policy *p, struct cell_err *e);
-void policy_free(struct policy *p);
+void policy_build(const struct jail_spec *s, struct policy *p);
 
 /*
  * In the jail's first process, after the root switch and the hostname,

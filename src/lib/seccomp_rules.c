@@ -1,0 +1,184 @@
+/*
+ * seccomp_rules.c - the system calls a jail may not make, compiled to BPF
+ * by libseccomp.
+ *
+ * A deny list, default allow: each entry answers one rule of the policy
+ * (policy.c says which).  Most of them also need a capability the jail no
+ * longer has; the filter is the second fence, and the only one for the
+ * calls that CAP_SYS_ADMIN covers when `--allow set_hostname` keeps it.
+ * Calls of another architecture (i386, x32 on x86_64) kill the process:
+ * libseccomp's default for a foreign arch, which closes that bypass.
+ *
+ * This file is compiled into the build tool seccomp-gen only
+ * (src/gen/seccomp_gen.c): the filters are compiled once, at build time,
+ * and cell carries the BPF programs (seccomp_bpf.c).  The unit test
+ * test_seccomp compiles them again and checks that they are the same.
+ */
+#include "seccomp_rules.h"
+
+#include <errno.h>
+#include <linux/fs.h>
+#include <linux/ioprio.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef FS_IOC_SHUTDOWN
+#define FS_IOC_SHUTDOWN _IOR('X', 125, __u32) /* EXT4_IOC_SHUTDOWN, XFS's too */
+#endif
+
+const char *const seccomp_denied[] = {
+	/* no mount, umount, pivot_root, new mount API */
+	"mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount",
+	"open_tree", "mount_setattr",
+	/* no swap, reboot, kexec */
+	"swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load",
+	/* no module loading */
+	"init_module", "finit_module", "delete_module",
+	/* no raw I/O */
+	"iopl", "ioperm",
+	/* no new namespaces, no joining others */
+	"unshare", "setns",
+	/* kernel-global facilities with no namespace of their own */
+	"bpf", "perf_event_open", "keyctl", "add_key", "request_key", "acct", "quotactl",
+	"lookup_dcookie", "open_by_handle_at", "nfsservctl", "syslog", "settimeofday",
+	"clock_settime", "clock_adjtime", "adjtimex", "vhangup", "userfaultfd",
+	/* with CAP_SYS_ADMIN: a mark on the host's whole filesystem, whose
+	 * permission events can hold every open on the host */
+	"fanotify_init", NULL};
+
+const char *const seccomp_hostname_calls[] = {"sethostname", "setdomainname", NULL};
+
+const struct seccomp_arg_denial seccomp_arg_denials[] = {
+	/* unshare(2) is only half of "no new namespaces": clone(CLONE_NEWUSER)
+	 * needs no capability, and its child holds every capability in the
+	 * new user namespace.  (The flags are clone's first argument on
+	 * x86_64 and arm64.  CLONE_NEWTIME is clone3's and unshare's only:
+	 * in clone(2) its bit belongs to the exit signal.) */
+	{"clone", 0, CLONE_NEWNS, CLONE_NEWNS},
+	{"clone", 0, CLONE_NEWCGROUP, CLONE_NEWCGROUP},
+	{"clone", 0, CLONE_NEWUTS, CLONE_NEWUTS},
+	{"clone", 0, CLONE_NEWIPC, CLONE_NEWIPC},
+	{"clone", 0, CLONE_NEWUSER, CLONE_NEWUSER},
+	{"clone", 0, CLONE_NEWPID, CLONE_NEWPID},
+	{"clone", 0, CLONE_NEWNET, CLONE_NEWNET},
+	/* What CAP_SYS_ADMIN, kept by --allow set_hostname, opens on the
+	 * host's filesystem that the embedded root lies on, even through a
+	 * read-only mount: freeze or shut it down, discard its free blocks;
+	 * and on the kernel: take the console's output (TIOCCONS).  An ioctl
+	 * number is an unsigned int: only its low 32 bits are compared. */
+	{"ioctl", 1, 0xffffffffU, FIFREEZE},
+	{"ioctl", 1, 0xffffffffU, FITHAW},
+	{"ioctl", 1, 0xffffffffU, FITRIM},
+	{"ioctl", 1, 0xffffffffU, FS_IOC_SHUTDOWN},
+	{"ioctl", 1, 0xffffffffU, TIOCCONS},
+	/* Typing into a terminal (TIOCSTI; TIOCLINUX's paste does the
+	 * same on a virtual console): a jail that shares cell's terminal
+	 * could type commands into the host's shell once cell exits.  The
+	 * jail is also in its own session (launch.c), so the kernel refuses
+	 * TIOCSTI there anyway; this holds even for CAP_SYS_ADMIN. */
+	{"ioctl", 1, 0xffffffffU, TIOCSTI},
+	{"ioctl", 1, 0xffffffffU, TIOCLINUX},
+	/* The realtime I/O class (CAP_SYS_ADMIN or CAP_SYS_NICE). */
+	{"ioprio_set", 2, IOPRIO_CLASS_MASK << IOPRIO_CLASS_SHIFT,
+	 IOPRIO_CLASS_RT << IOPRIO_CLASS_SHIFT},
+	{NULL, 0, 0, 0},
+};
+
+/* The number of call NAME as rules take it (the build machine's, which
+ * libseccomp translates for ARCH), or __NR_SCMP_ERROR when ARCH or this
+ * machine has no such call. */
+static int resolve(uint32_t arch, const char *name)
+{
+	if (seccomp_syscall_resolve_name_arch(arch, name) == __NR_SCMP_ERROR)
+		return __NR_SCMP_ERROR;
+	return seccomp_syscall_resolve_name(name);
+}
+
+static int add_denials(scmp_filter_ctx ctx, uint32_t arch, const char *const *names)
+{
+	for (; *names != NULL; names++) {
+		int nr = resolve(arch, *names);
+
+		if (nr == __NR_SCMP_ERROR)
+			continue; /* unknown to this architecture */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_arg_denials(scmp_filter_ctx ctx, uint32_t arch)
+{
+	int nr;
+
+	for (const struct seccomp_arg_denial *d = seccomp_arg_denials; d->name != NULL; d++) {
+		struct scmp_arg_cmp cmp = {d->arg, SCMP_CMP_MASKED_EQ, d->mask, d->value};
+
+		nr = resolve(arch, d->name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp) < 0)
+			return -1;
+	}
+	/* clone3(2) takes its flags in memory, where a filter cannot look:
+	 * ENOSYS, not EPERM, makes glibc (pthread_create, posix_spawn) fall
+	 * back to clone(2). */
+	nr = resolve(arch, "clone3");
+	if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0)
+		return -1;
+	return 0;
+}
+
+scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	if (ctx == NULL)
+		return NULL;
+	if (arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native() &&
+	    (seccomp_arch_add(ctx, arch) < 0 || seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE) < 0))
+		goto fail;
+	if (add_denials(ctx, arch, seccomp_denied) < 0 || add_arg_denials(ctx, arch) < 0 ||
+	    (!allow_hostname && add_denials(ctx, arch, seccomp_hostname_calls) < 0))
+		goto fail;
+	return ctx;
+fail:
+	seccomp_release(ctx);
+	return NULL;
+}
+
+struct sock_filter *seccomp_rules_compile(uint32_t arch, bool allow_hostname, size_t *len)
+{
+	scmp_filter_ctx ctx = seccomp_rules_filter(arch, allow_hostname);
+	struct sock_filter *insns = NULL;
+	int fd = -1;
+	off_t size;
+
+	*len = 0;
+	if (ctx == NULL)
+		return NULL;
+	/* libseccomp 2.5 exports BPF to a descriptor only: use a memfd. */
+	fd = memfd_create("cell-seccomp", MFD_CLOEXEC);
+	if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0)
+		goto out;
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS)
+		goto out;
+	insns = malloc((size_t)size);
+	if (insns != NULL && pread(fd, insns, (size_t)size, 0) != (ssize_t)size) {
+		free(insns);
+		insns = NULL;
+	}
+	if (insns != NULL)
+		*len = (size_t)size / sizeof(struct sock_filter);
+out:
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	return insns;
+}

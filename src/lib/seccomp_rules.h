@@ -1,0 +1,36 @@
+/*
+ * seccomp_rules.h - the jail's system call deny list, compiled to BPF by
+ * libseccomp at build time (src/gen/seccomp_gen.c).
+ */
+#ifndef CELL_SECCOMP_RULES_H
+#define CELL_SECCOMP_RULES_H
+
+#include <linux/filter.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The calls denied (EPERM) outright, NULL-terminated. */
+extern const char *const seccomp_denied[];
+/* Denied unless --allow set_hostname. */
+extern const char *const seccomp_hostname_calls[];
+
+/* A call denied (EPERM) when (argument ARG & MASK) == VALUE. */
+struct seccomp_arg_denial {
+	const char *name;
+	unsigned int arg;
+	uint64_t mask, value;
+};
+/* Ends with a NULL name. */
+extern const struct seccomp_arg_denial seccomp_arg_denials[];
+
+/* The filter for ARCH (an SCMP_ARCH_* value; SCMP_ARCH_NATIVE for this
+ * machine's), or NULL. */
+scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname);
+
+/* The filter compiled to BPF: a malloc'd program of *LEN instructions, or
+ * NULL. */
+struct sock_filter *seccomp_rules_compile(uint32_t arch, bool allow_hostname, size_t *len);
+
+#endif
