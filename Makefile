@@ -24,7 +24,7 @@ build: deps $(BUILD)/build.ninja
 
 $(BUILD_ASAN)/build.ninja:
 	@CC=clang meson setup $(BUILD_ASAN) -Dbuildtype=debug -Db_sanitize=address,undefined \
-		-Db_lundef=false -Dstatic_deps=false >$(BUILD_ASAN).log || { cat $(BUILD_ASAN).log; rm -rf $(BUILD_ASAN); exit 1; }
+		-Db_lundef=false -Dstatic_deps=false -Dstatic=false >$(BUILD_ASAN).log || { cat $(BUILD_ASAN).log; rm -rf $(BUILD_ASAN); exit 1; }
 
 build-asan: deps-test $(BUILD_ASAN)/build.ninja
 	@ninja -C $(BUILD_ASAN) --quiet
