@@ -159,7 +159,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	if (jail_record_spec(j.state, s, e) < 0 ||
 	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
 		goto out;
-	policy_build(s, &policy);
+	policy_for_exec(s, &policy);
 	c.policy = &policy;
 	cgfd = v2_cgroup_fd(&cg, e);
 	if (cgfd == -1)

@@ -48,16 +48,19 @@ int landlock_can_scope(void)
 	return landlock_abi() >= 6;
 }
 
-int landlock_scope(int *applied, struct cell_err *e)
+int landlock_scope(unsigned int scopes, int *applied, struct cell_err *e)
 {
 	struct ll_ruleset_attr attr;
 	int fd;
 
 	*applied = 0;
-	if (!landlock_can_scope())
+	if (scopes == 0 || !landlock_can_scope())
 		return 0;
 	memset(&attr, 0, sizeof(attr));
-	attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+	if (scopes & LANDLOCK_SCOPE_ABSTRACT)
+		attr.scoped |= LL_SCOPE_ABSTRACT_UNIX;
+	if (scopes & LANDLOCK_SCOPE_SIGNALS)
+		attr.scoped |= LL_SCOPE_SIGNAL;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return cell_err_set(e, errno, "landlock: create ruleset");

@@ -13,13 +13,17 @@ int landlock_abi(void);
  * (ABI >= 6). */
 int landlock_can_scope(void);
 
+/* The scopes, as landlock_scope() takes them. */
+#define LANDLOCK_SCOPE_ABSTRACT 0x1U /* abstract unix sockets */
+#define LANDLOCK_SCOPE_SIGNALS	0x2U /* signals */
+
 /*
  * Puts the calling process (and its future children) in a Landlock domain
- * that may neither signal nor connect to an abstract unix socket of any
- * process outside it.  Needs no_new_privs.  A kernel without the scopes
- * is not an error: *applied is set to 0 and the namespaces remain the
- * only fence (inspect says so).
+ * that may not, for each scope in SCOPES, signal or connect to an
+ * abstract unix socket of any process outside it.  Needs no_new_privs.
+ * No SCOPES, or a kernel without them, is not an error: *applied is set
+ * to 0 and the namespaces remain the only fence (inspect says so).
  */
-int landlock_scope(int *applied, struct cell_err *e);
+int landlock_scope(unsigned int scopes, int *applied, struct cell_err *e);
 
 #endif

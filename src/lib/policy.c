@@ -80,7 +80,14 @@ void policy_build(const struct jail_spec *s, struct policy *p)
 		p->caps |= CAPS_BIT(CAP_CHOWN);
 	if (s->allow & JAIL_ALLOW_MLOCK)
 		p->caps |= CAPS_BIT(CAP_IPC_LOCK);
+	p->landlock = LANDLOCK_SCOPE_ABSTRACT | LANDLOCK_SCOPE_SIGNALS;
 	seccomp_filter_for(s->allow & JAIL_ALLOW_SET_HOSTNAME, &p->seccomp);
+}
+
+void policy_for_exec(const struct jail_spec *s, struct policy *p)
+{
+	policy_build(s, p);
+	p->landlock = s->net == JAIL_NET_HOST ? LANDLOCK_SCOPE_ABSTRACT : 0;
 }
 
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e)
@@ -96,7 +103,7 @@ int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_
 		return cell_err_set(e, errno, "set no_new_privs");
 	if (caps_drop_bounding(p->caps, e) < 0 || caps_set(p->caps, e) < 0)
 		return -1;
-	if (landlock_scope(&scoped, e) < 0)
+	if (landlock_scope(p->landlock, &scoped, e) < 0)
 		return -1;
 	return seccomp_install(&p->seccomp, e);
 }

@@ -25,7 +25,8 @@ extern const size_t policy_nrules;
 /* What the policy decides for one spec, computed in cell before the clone. */
 struct policy {
 	bool on;
-	uint64_t caps; /* kept capabilities: bounding, permitted, effective */
+	uint64_t caps;		/* kept capabilities: bounding, permitted, effective */
+	unsigned int landlock; /* LANDLOCK_SCOPE_* */
 	struct seccomp_prog seccomp;
 };
 
@@ -33,6 +34,17 @@ struct policy {
 uint64_t policy_default_caps(void);
 
 void policy_build(const struct jail_spec *s, struct policy *p);
+
+/*
+ * The policy of a process that `cell exec` adds to a running jail.  A
+ * Landlock domain cannot be joined, and one of its own would fence the
+ * process off from the jail's (it could not signal the jail's pid 1, nor
+ * reach its abstract sockets): it gets none where the jail's namespaces
+ * already keep it in (signals: the pid namespace; abstract sockets: the
+ * network namespace), and only the abstract-socket scope when the jail
+ * shares the host's network.
+ */
+void policy_for_exec(const struct jail_spec *s, struct policy *p);
 
 /*
  * In the jail's first process, after the root switch and the hostname,

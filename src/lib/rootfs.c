@@ -561,14 +561,25 @@ static int setup_policy_mounts(int root, const struct jail_spec *s, struct cell_
 /*
  * In the embedded root, the clone of the host's tree carries the host's
  * own /proc, /dev, /sys (with its cgroup mounts) and maybe /run and /tmp.
- * Detach them rather than cover them, so that the jail's mountinfo shows
- * only its own mounts.  The paths are the host's, hence trusted.
+ * Take them out rather than cover them, so that the jail's mountinfo
+ * shows only its own mounts: each is moved (cwd is the clone) onto its
+ * own place in the old root, cell's copy of the host's tree, and leaves
+ * with it in the one detach after pivot_root.  An unmount each would
+ * wait for an RCU grace period apiece (namespace_unlock()); a move waits
+ * for none.  The paths are the host's, hence trusted.
  */
 static int detach_host_mounts(struct cell_err *e)
 {
-	for (size_t i = 0; i < sizeof(fresh_dirs) / sizeof(fresh_dirs[0]); i++)
+	for (size_t i = 0; i < sizeof(fresh_dirs) / sizeof(fresh_dirs[0]); i++) {
+		char old[8];
+
+		snprintf(old, sizeof(old), "/%s", fresh_dirs[i]);
+		if (move_mount(AT_FDCWD, fresh_dirs[i], AT_FDCWD, old, 0) == 0)
+			continue;
+		/* Not moved: detach it (EINVAL: it is no mount point). */
 		if (umount2(fresh_dirs[i], MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL)
 			return cell_err_set(e, errno, "detach host /%s", fresh_dirs[i]);
+	}
 	return 0;
 }
 

@@ -197,6 +197,32 @@ except OSError as e:
 	[ "$output" = "Operation not permitted" ]
 }
 
+@test "exec can signal the jail's own processes, pid 1 included" {
+	# A Landlock domain of exec's own would refuse this (EPERM): exec
+	# relies on the pid namespace for signals instead.
+	cell run -d --name sig --bind "$WORK:/work" -- sh -c \
+		'trap "touch /work/got; exit 0" HUP; touch /work/ready
+		while :; do sleep 0.1; done' >/dev/null
+	wait_for "$WORK/ready"
+	run cell exec sig kill -HUP 1
+	[ "$status" -eq 0 ]
+	wait_for "$WORK/got"
+}
+
+@test "exec cannot signal a process outside the jail" {
+	sleep 30 3>&- &
+	outside=$!
+	BG_PIDS+=("$outside")
+	start sigout
+	run cell exec -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" sigout sh -c \
+		"$JAIL_GUARD_SH"'
+kill -TERM '"$outside"
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 99 ]
+	[[ "$output" == *"No such process"* ]]
+	kill -0 "$outside"
+}
+
 @test "a mount inside exec fails with EPERM" {
 	start nomount
 	run cell exec nomount python3 -c '
