@@ -5,18 +5,33 @@
 
 #ifdef CELL_TEST_HOOKS
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static volatile sig_atomic_t resumed;
+
+static void on_resume(int sig)
+{
+	(void)sig;
+	resumed = 1;
+}
+
 void test_hook(const char *stage)
 {
 	const char *want = getenv("CELL_TEST_PAUSE");
 	const char *file = getenv("CELL_TEST_PAUSE_FILE");
+	struct sigaction sa, old;
+	sigset_t mask;
 
 	if (want == NULL || strcmp(want, stage) != 0)
 		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_resume;
+	sigaction(SIGUSR1, &sa, &old);
+	resumed = 0;
 	if (file != NULL) {
 		char buf[32];
 		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -28,7 +43,11 @@ void test_hook(const char *stage)
 			close(fd);
 		}
 	}
-	for (;;)
-		pause();
+	/* Only SIGUSR1 unblocked: a signal cell holds for later stays so. */
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	sigdelset(&mask, SIGUSR1);
+	while (!resumed)
+		sigsuspend(&mask);
+	sigaction(SIGUSR1, &old, NULL);
 }
 #endif

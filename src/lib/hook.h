@@ -4,8 +4,9 @@
  * A build configured with -Dtest_hooks=true stops at stage NAME when the
  * environment says CELL_TEST_PAUSE=NAME: it writes its pid to the file
  * CELL_TEST_PAUSE_FILE names (if any) and waits to be killed, so that a
- * test can kill -9 cell at exactly that point of run, stop or rm.  Other
- * builds compile the hooks to nothing.
+ * test can kill -9 cell at exactly that point of run, stop or rm, or for
+ * a SIGUSR1 that lets it go on (a test acts on the jail in between).
+ * Other builds compile the hooks to nothing.
  */
 #ifndef CELL_HOOK_H
 #define CELL_HOOK_H

@@ -26,6 +26,7 @@
 
 #include "cgroup.h"
 #include "cleanup.h"
+#include "hook.h"
 #include "jail.h"
 #include "rlimit.h"
 #include "spec.h"
@@ -185,6 +186,72 @@ static void record_new(json_t *st, const struct jail_spec *s, const char *host, 
 		json_object_set_new(st, "domainname", json_string(domain));
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int update_pid(pid_t pid, const struct jail_spec *old, const struct jail_spec *want,
+		      bool nice_changed, struct cell_err *e)
+{
+	int nice = (int)want->limits.nice;
+
+	if (rlimit_update_pid(pid, &old->limits, &want->limits, false, e) < 0 ||
+	    (nice_changed && want->policy && nice_floor(pid, nice, false, e) < 0) ||
+	    (nice_changed && set_nice(pid, nice, e) < 0))
+		return -1;
+	return 0;
+}
+
+/* The most walks of the pid namespace update_all() makes. */
+#define SET_WALKS 64
+
+/*
+ * Applies the new rlimits and nice value to *PIDS, then walks the jail's
+ * pid namespace again for the processes that the last walk missed: a
+ * process forked from one not yet changed has the old values.  A walk
+ * that finds none ends it; a jail that forks new processes faster than
+ * that for SET_WALKS walks is an error.  *PIDS grows to every pid seen.
+ */
+static int update_all(pid_t pid1, pid_t **pids, size_t *npids, const struct jail_spec *old,
+		      const struct jail_spec *want, bool nice_changed, struct cell_err *e)
+{
+	for (size_t i = 0; i < *npids; i++)
+		if (update_pid((*pids)[i], old, want, nice_changed, e) < 0)
+			return -1;
+	for (int walk = 0; walk < SET_WALKS; walk++) {
+		pid_t *now = NULL;
+		size_t nnow = 0, seen = *npids;
+
+		qsort(*pids, seen, sizeof(pid_t), cmp_pid);
+		if (jail_pids(pid1, &now, &nnow, e) < 0)
+			return -1;
+		for (size_t i = 0; i < nnow; i++) {
+			pid_t *grown;
+
+			if (bsearch(&now[i], *pids, seen, sizeof(pid_t), cmp_pid) != NULL)
+				continue;
+			if (update_pid(now[i], old, want, nice_changed, e) < 0) {
+				free(now);
+				return -1;
+			}
+			grown = realloc(*pids, (*npids + 1) * sizeof(pid_t));
+			if (grown == NULL) {
+				free(now);
+				return cell_err_set(e, ENOMEM, "list the jail's processes");
+			}
+			*pids = grown;
+			(*pids)[(*npids)++] = now[i];
+		}
+		free(now);
+		if (*npids == seen)
+			return 0;
+	}
+	return cell_err_set(e, EAGAIN, "the jail forks new processes faster than they can be changed");
+}
+
 int jail_set(const char *state_root, const char *name, char *const *params, size_t n,
 	     struct cell_err *e)
 {
@@ -269,6 +336,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 	if (!limits_equal_rlimits(&old.limits, &want.limits) || nice_changed) {
 		if (jail_pids(j.pid, &pids, &npids, e) < 0)
 			goto out;
+		test_hook("set:listed");
 		/* Checked in every process before any changes: a lowered
 		 * hard limit cannot be raised back. */
 		for (size_t i = 0; i < npids; i++)
@@ -289,14 +357,10 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 		cell_err_prefix(e, "nothing changed");
 		goto out;
 	}
-	for (size_t i = 0; i < npids; i++)
-		if (rlimit_update_pid(pids[i], &old.limits, &want.limits, false, e) < 0 ||
-		    (nice_changed && want.policy &&
-		     nice_floor(pids[i], (int)want.limits.nice, false, e) < 0) ||
-		    (nice_changed && set_nice(pids[i], (int)want.limits.nice, e) < 0)) {
-			cell_err_prefix(e, "partly applied");
-			goto out;
-		}
+	if (npids > 0 && update_all(j.pid, &pids, &npids, &old, &want, nice_changed, e) < 0) {
+		cell_err_prefix(e, "partly applied");
+		goto out;
+	}
 	record_new(j.state, &want, host, domain);
 	if (store_jail_write(&j.dir, j.state, e) < 0)
 		goto out;

@@ -783,6 +783,35 @@ crash_foreground() {
 	wait_no_marker
 }
 
+@test "set reaches a process the jail forked after set listed its processes" {
+	needs_hooks
+	# pid 1 forks a sleeper (carrying the marker) when /work/fork appears.
+	cell run -d --name "$JAIL" --nofile 200 --bind "$WORK:/work" -- sh -c '
+touch /work/ready
+while :; do
+	if [ -e /work/fork ]; then
+		rm /work/fork
+		sleep "$0" &
+		echo $! >/work/forked
+	fi
+	sleep 0.05
+done' "$MARK" >/dev/null
+	wait_for "$WORK/ready"
+	pid1=$(record .pid)
+	pause_at set:listed set "$JAIL" nofile=100
+	touch "$WORK/fork"
+	wait_for "$WORK/forked"
+	sleeper=$(marker_pids | grep -vx "$pid1")
+	[ -n "$sleeper" ]
+	kill -USR1 "$HOOK_PID"
+	wait "$HOOK_PID"
+	limit() {
+		awk 'index($0, "Max open files") == 1 { print $(NF-2) }' "/proc/$1/limits"
+	}
+	[ "$(limit "$pid1")" = 100 ]
+	[ "$(limit "$sleeper")" = 100 ]
+}
+
 @test "a foreground jail dies with its cell, and the next ls removes it" {
 	crash_foreground
 	run cell ls -a
