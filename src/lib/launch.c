@@ -103,10 +103,12 @@ static void redirect_stdio_to_null(void)
 	close(fd);
 }
 
-/* The child waits for "go" before it does anything else: by then the
+/* The child builds the jail in its new namespaces, where nothing else
+ * sees it, while cell records it, and then waits for "go": by then the
  * parent has moved it into its cgroups (v1) and recorded its pid, so
- * that a jail is never running unrecorded.  Its cgroup namespace is made
- * only then, so that the jail's cgroup is the namespace's root. */
+ * that the jail never runs its command, or a process of its own,
+ * unrecorded.  Its cgroup namespace is made only then, so that the
+ * jail's cgroup is the namespace's root. */
 static void child_wait_go(const struct child_ctx *c, struct cell_err *e)
 {
 	char go;
@@ -162,10 +164,9 @@ static noreturn void child_main(const struct child_ctx *c)
 		cell_err_set(&e, errno, "setsid");
 		child_fail(c, &e);
 	}
-	child_wait_go(c, &e);
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
-	if (rootfs_setup(s, c->attach, &e) < 0 || cgroup_mount_jail(c->cgroup, &e) < 0)
+	if (rootfs_setup(s, c->attach, &e) < 0)
 		child_fail(c, &e);
 	if (s->tty) {
 		struct child_msg m = {.type = MSG_PTY};
@@ -186,6 +187,9 @@ static noreturn void child_main(const struct child_ctx *c)
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
 	if (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0)
+		child_fail(c, &e);
+	child_wait_go(c, &e);
+	if (cgroup_mount_jail(c->cgroup, &e) < 0)
 		child_fail(c, &e);
 	/* The policy binds --init's reaper too: it is a process of the jail. */
 	if (policy_apply(s, &c->policy, &e) < 0)
@@ -338,9 +342,11 @@ static int start_child(const struct run *r, const struct cgroup *cg, struct cell
 	return 0;
 }
 
+/* A child that has failed already is no error here: its reason waits on
+ * the channel, read next. */
 static int send_go(const struct run *r, struct cell_err *e)
 {
-	if (send(r->sock, "g", 1, MSG_NOSIGNAL) != 1)
+	if (send(r->sock, "g", 1, MSG_NOSIGNAL) != 1 && errno != EPIPE && errno != ECONNRESET)
 		return cell_err_set(e, errno, "start the jail");
 	return 0;
 }

@@ -13,11 +13,23 @@ ROUNDS=${ROUNDS:-11}
 ITER=${ITER:-200000}
 here=$(cd "$(dirname "$0")" && pwd)
 
+# The state root on a tmpfs, as /run is on a Debian host (STATE_FS=disk:
+# in the temp dir; see startup.sh), in a mount namespace of our own.
+STATE_FS=${STATE_FS:-tmpfs}
+if [ "$STATE_FS" = tmpfs ] && [ -z "${CELL_BENCH_NS:-}" ]; then
+	exec env CELL_BENCH_NS=1 unshare --mount --propagation private "$0" "$@"
+fi
+
 # Outside /tmp: a jail's /tmp is its own tmpfs, the host's / is visible.
 work=$(mktemp -d /var/tmp/cell-bench-policy.XXXXXX)
-trap 'rm -rf "$work"' EXIT
 state="$work/state"
 mkdir "$state"
+if [ "$STATE_FS" = tmpfs ]; then
+	mount -t tmpfs -o mode=0700 cell-bench "$state"
+	trap 'umount "$state"; rm -rf --one-file-system "$work"' EXIT
+else
+	trap 'rm -rf --one-file-system "$work"' EXIT
+fi
 cc -O2 -Wall -o "$work/syscalls" "$here/syscalls.c"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -40,7 +52,7 @@ awk -v h="$h" -v n="$n" -v p="$p" 'BEGIN {
 		(p / h - 1) * 100, (p / n - 1) * 100 }'
 
 echo
-echo "startup:"
+echo "startup (state on $STATE_FS):"
 hyperfine -N --warmup 20 --runs "${RUNS:-300}" --style basic \
 	--export-json "$work/startup.json" \
 	-n 'cell run --no-policy' "$CELL --root $state run -T --no-policy -- /bin/true" \

@@ -27,6 +27,21 @@ die() {
 }
 
 [ "$(id -u)" = 0 ] || die "must run as root (namespaces, mounts, runc)"
+
+# The state roots of cell, runc and crun go on a tmpfs, as /run is on a
+# Debian host; STATE_FS=disk keeps them in the temp dir instead (this
+# test machine's /run is on ext4 mounted with discard, where removing a
+# directory waits for the disk).  The tmpfs is mounted in a mount
+# namespace of the script's own: nothing changes on the host, and it goes
+# when the script ends.
+STATE_FS=${STATE_FS:-tmpfs}
+case $STATE_FS in
+tmpfs | disk) ;;
+*) die "STATE_FS=$STATE_FS: tmpfs or disk" ;;
+esac
+if [ "$STATE_FS" = tmpfs ] && [ -z "${CELL_BENCH_NS:-}" ]; then
+	exec env CELL_BENCH_NS=1 unshare --mount --propagation private "$0" "$@"
+fi
 for tool in cc hyperfine jq runc strace busybox /usr/bin/time; do
 	command -v "$tool" >/dev/null || die "$tool is missing (scripts/install-deps.sh bench)"
 done
@@ -34,6 +49,11 @@ done
 CELL=$(cd "$(dirname "$CELL")" && pwd)/$(basename "$CELL")
 
 tmp=$(mktemp -d /tmp/cell-bench.XXXXXX)
+states=$tmp/states
+mkdir "$states"
+if [ "$STATE_FS" = tmpfs ]; then
+	mount -t tmpfs -o mode=0700 cell-bench "$states"
+fi
 # Container ids and cgroup names of this run start with $prefix, so the
 # cleanup can find exactly what this run made.
 prefix=cellbench-$$-
@@ -41,7 +61,7 @@ prefix=cellbench-$$-
 cleanup() {
 	local rt dir id
 	for rt in runc crun; do
-		dir=$tmp/$rt-state
+		dir=$states/$rt-state
 		[ -d "$dir" ] || continue
 		for id in $("$rt" --root "$dir" list -q 2>/dev/null); do
 			"$rt" --root "$dir" delete --force "$id" >/dev/null 2>&1 || true
@@ -54,6 +74,9 @@ cleanup() {
 			rmdir "$dir" 2>/dev/null || true
 		fi
 	done
+	if [ "$STATE_FS" = tmpfs ]; then
+		umount "$states" 2>/dev/null || true
+	fi
 	# --one-file-system: never descend into a mount left by a failed jail.
 	rm -rf --one-file-system "$tmp"
 }
@@ -84,17 +107,17 @@ mv "$bundle/config.json.new" "$bundle/config.json"
 # opposite).  A dash wrapper makes one per run from its pid; its own
 # cost is measured as "sh wrapper".
 for rt in runc crun; do
-	mkdir -p "$tmp/$rt-state"
+	mkdir -p "$states/$rt-state"
 	cat >"$tmp/$rt-run" <<-EOF
 		#!/bin/sh
-		exec $rt --root $tmp/$rt-state run --bundle $bundle $prefix\$\$
+		exec $rt --root $states/$rt-state run --bundle $bundle $prefix\$\$
 	EOF
 	chmod +x "$tmp/$rt-run"
 done
 printf '#!/bin/sh\nexec /bin/true\n' >"$tmp/sh-wrapper"
 chmod +x "$tmp/sh-wrapper"
 
-state=$tmp/cell-state
+state=$states/cell-state
 mkdir -p "$state"
 
 names=() cmds=()
@@ -129,7 +152,7 @@ for i in "${!names[@]}"; do
 done
 
 echo
-echo "== startup: $RUNS runs each, $WARMUP warmup, $(nproc) CPUs, $(uname -r)"
+echo "== startup: $RUNS runs each, $WARMUP warmup, $(nproc) CPUs, $(uname -r), state on $STATE_FS"
 hyperfine --shell=none --warmup "$WARMUP" --runs "$RUNS" --style basic \
 	--export-json "$tmp/startup.json" --export-markdown "$tmp/startup.md" "${args[@]}"
 
