@@ -139,6 +139,13 @@ scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname)
 
 	if (ctx == NULL)
 		return NULL;
+	/* A binary tree of the call numbers, not a chain: a call is decided
+	 * after a handful of comparisons, not one per rule, both when the
+	 * kernel builds its cache of allowed calls (seccomp_cache_prepare(),
+	 * which runs the filter for every call number at install) and for
+	 * the calls it cannot cache. */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) < 0)
+		goto fail;
 	if (arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native() &&
 	    (seccomp_arch_add(ctx, arch) < 0 || seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE) < 0))
 		goto fail;
