@@ -493,25 +493,41 @@ int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e)
 			    name);
 }
 
-int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e)
+/* "--cpu-time 5" for a flag, "cpu_time = 5" for a parameter. */
+static const char *limit_subject(char *buf, size_t n, const char *name, const char *value,
+				 bool flag)
+{
+	if (!flag) {
+		snprintf(buf, n, "%s = %s", name, value);
+		return buf;
+	}
+	snprintf(buf, n, "--%s %s", name, value);
+	for (char *p = buf + 2; *p != '\0' && *p != ' '; p++)
+		if (*p == '_')
+			*p = '-';
+	return buf;
+}
+
+int spec_set_limit(struct jail_spec *s, const char *name, const char *value, bool flag,
+		   struct cell_err *e)
 {
 	struct jail_limits *l = &s->limits;
+	char subject[128];
+	const char *what = limit_subject(subject, sizeof(subject), name, value, flag);
 	long long v;
 
 	if (strcmp(name, "nrtask") == 0) {
 		if (spec_parse_count(value, &v) < 0 || v < 1)
-			return cell_err_set(e, 0, "--nrtask %s: expected a number of tasks >= 1",
-					    value);
+			return cell_err_set(e, 0, "%s: expected a number of tasks >= 1", what);
 		l->nrtask = v;
 	} else if (strcmp(name, "memory") == 0 || strcmp(name, "swap") == 0 ||
 		   strcmp(name, "memlock") == 0 || strcmp(name, "data") == 0) {
 		if (spec_parse_size(value, &v) < 0)
-			return cell_err_set(e, 0, "--%s %s: expected a size (e.g. 64M, 1G)", name,
-					    value);
+			return cell_err_set(e, 0, "%s: expected a size (e.g. 64M, 1G)", what);
 		if (strcmp(name, "memory") == 0) {
 			/* The kernel refuses less than a few pages of memory.max. */
 			if (v < (1LL << 20))
-				return cell_err_set(e, 0, "--memory %s: at least 1M", value);
+				return cell_err_set(e, 0, "%s: at least 1M", what);
 			l->memory = v;
 		} else if (strcmp(name, "swap") == 0) {
 			l->swap = v;
@@ -522,19 +538,19 @@ int spec_set_limit(struct jail_spec *s, const char *name, const char *value, str
 		}
 	} else if (strcmp(name, "cpus") == 0) {
 		if (spec_parse_cpus(value, &v) < 0)
-			return cell_err_set(
-				e, 0, "--cpus %s: expected a number of CPUs (e.g. 0.5, 2)", value);
+			return cell_err_set(e, 0, "%s: expected a number of CPUs (e.g. 0.5, 2)",
+					    what);
 		/* The kernel's smallest CFS quota is 1 ms per 100 ms period. */
 		if (v < 10)
-			return cell_err_set(e, 0, "--cpus %s: at least 0.01", value);
+			return cell_err_set(e, 0, "%s: at least 0.01", what);
 		l->cpus_milli = v;
 	} else if (strcmp(name, "cpu_time") == 0) {
 		if (spec_parse_count(value, &v) < 0 || v < 1)
-			return cell_err_set(e, 0, "--cpu-time %s: expected seconds >= 1", value);
+			return cell_err_set(e, 0, "%s: expected seconds >= 1", what);
 		l->cpu_time = v;
 	} else if (strcmp(name, "nofile") == 0) {
 		if (spec_parse_count(value, &v) < 0 || v < 3)
-			return cell_err_set(e, 0, "--nofile %s: expected a number >= 3", value);
+			return cell_err_set(e, 0, "%s: expected a number >= 3", what);
 		l->nofile = v;
 	} else if (strcmp(name, "nice") == 0) {
 		char *end;
@@ -542,7 +558,7 @@ int spec_set_limit(struct jail_spec *s, const char *name, const char *value, str
 		errno = 0;
 		v = strtoll(value, &end, 10);
 		if (errno != 0 || end == value || *end != '\0' || v < -20 || v > 19)
-			return cell_err_set(e, 0, "--nice %s: expected -20..19", value);
+			return cell_err_set(e, 0, "%s: expected -20..19", what);
 		l->nice = v;
 		l->has_nice = true;
 	} else {
@@ -587,6 +603,22 @@ static int set_str(char **field, const char *key, const char *value, struct cell
 	return 0;
 }
 
+/* The parsers shared with the flags say "--bind X: ..."; as a parameter
+ * (a jail file) that is "bind = X: ...". */
+static int as_param(int r, const char *key, struct cell_err *e)
+{
+	char flag[32];
+	int n = snprintf(flag, sizeof(flag), "--%s ", key);
+	size_t klen = strlen(key);
+
+	if (r == 0 || n <= 0 || (size_t)n >= sizeof(flag) || strncmp(e->msg, flag, (size_t)n) != 0)
+		return r;
+	/* "--KEY " and "KEY = " are just as long. */
+	memcpy(e->msg, key, klen);
+	memcpy(e->msg + klen, " = ", 3);
+	return r;
+}
+
 bool spec_param_is_list(const char *key)
 {
 	return strcmp(key, "bind") == 0 || strcmp(key, "env") == 0;
@@ -602,7 +634,7 @@ int spec_set_param(struct jail_spec *s, const char *key, const char *value, stru
 		if (strcmp(key, limits[i]) == 0) {
 			if (value == NULL)
 				return cell_err_set(e, 0, "%s: needs a value", key);
-			return spec_set_limit(s, key, value, e);
+			return spec_set_limit(s, key, value, false, e);
 		}
 	if (strncmp(key, "allow.", 6) == 0) {
 		unsigned int before = s->allow;
@@ -642,17 +674,17 @@ int spec_set_param(struct jail_spec *s, const char *key, const char *value, stru
 	if (strcmp(key, "bind") == 0) {
 		if (value == NULL)
 			return cell_err_set(e, 0, "bind: needs a value");
-		return spec_add_bind(s, value, e);
+		return as_param(spec_add_bind(s, value, e), key, e);
 	}
 	if (strcmp(key, "env") == 0) {
 		if (value == NULL)
 			return cell_err_set(e, 0, "env: needs a value");
-		return spec_env_set(s, value, e);
+		return as_param(spec_env_set(s, value, e), key, e);
 	}
 	if (strcmp(key, "user") == 0) {
 		if (value == NULL)
 			return cell_err_set(e, 0, "user: needs a value");
-		return spec_parse_user(s, value, e);
+		return as_param(spec_parse_user(s, value, e), key, e);
 	}
 	if (strcmp(key, "net") == 0) {
 		if (value != NULL && strcmp(value, "none") == 0)

@@ -353,7 +353,7 @@ static void spec_errors_name_the_param(void **state)
 	spec_fails("j {\n  exec.start = x;\n    memroy = 64M;\n}", "j",
 		   "cell.conf:3:5: unknown parameter \"memroy\"");
 	spec_fails("memory = lots;\nj { exec.start = x; }", "j",
-		   "cell.conf:1:1: --memory lots: expected a size (e.g. 64M, 1G)");
+		   "cell.conf:1:1: memory = lots: expected a size (e.g. 64M, 1G)");
 	spec_fails("\n\n  web { memory = 64M; }", "web",
 		   "cell.conf:3:3: jail \"web\": exec.start is required");
 	spec_fails("j { exec.start; }", "j", "cell.conf:1:5: exec.start: needs a command");
@@ -361,7 +361,7 @@ static void spec_errors_name_the_param(void **state)
 		   "cell.conf:1:21: exec.stop: needs a command");
 	/* A value's newline does not split the message. */
 	spec_fails("j { exec.start = x; nrtask = \"1\n2\"; }", "j",
-		   "cell.conf:1:21: --nrtask 1?2: expected a number of tasks >= 1");
+		   "cell.conf:1:21: nrtask = 1?2: expected a number of tasks >= 1");
 }
 
 static void limits_are_clear_errors(void **state)
