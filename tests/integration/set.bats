@@ -128,7 +128,7 @@ dom.example" ]
 	start web --nrtask 20 --hostname keep
 	run cell set web hostname=changed nrtask=0
 	[ "$status" -eq 125 ]
-	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "cell: set: jail web: nrtask = 0: expected a number of tasks >= 1" ]
 	[ "$(cell exec web hostname)" = keep ]
 	[ "$(cg_file pids pids.max)" = 20 ]
 	run cell set web hostname=-bad- nrtask=30
