@@ -58,18 +58,24 @@ static json_t *namespaces_of(pid_t pid)
 }
 
 /* The value of "KEY:\t..." in /proc/PID/status, or -1. */
-static long long status_field(pid_t pid, const char *key)
+/* The number after "KEY:" in /proc/PID/FILE (status, smaps_rollup). */
+static long long proc_field(pid_t pid, const char *file, const char *key)
 {
 	char path[64], buf[4096];
 	size_t kl = strlen(key);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	if (proc_read_text(path, buf, sizeof(buf)) < 0)
 		return -1;
 	for (char *l = buf; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (strncmp(l, key, kl) == 0 && l[kl] == ':')
 			return strtoll(l + kl + 1, NULL, 10);
 	return -1;
+}
+
+static long long status_field(pid_t pid, const char *key)
+{
+	return proc_field(pid, "status", key);
 }
 
 /* Field 19 of /proc/PID/stat: the nice value. */
@@ -150,16 +156,21 @@ static json_t *process_of(pid_t pid)
 	return j;
 }
 
-/* Tasks (threads) whose pid namespace is PIDNS: the jail's use when it
- * has no pids cgroup to count them. */
-static long long count_tasks(unsigned long long pidns)
+/* What the jail has no cgroup to count, counted in /proc over the
+ * processes whose pid namespace is PIDNS: *TASKS their threads, *MEMORY
+ * the sum of their Pss in bytes (a shared page split between those that
+ * map it, so nothing is counted twice).  Either may be NULL. */
+static void count_in_proc(unsigned long long pidns, long long *tasks, long long *memory)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	long long n = 0;
 
 	if (d == NULL)
-		return -1;
+		return;
+	if (tasks != NULL)
+		*tasks = 0;
+	if (memory != NULL)
+		*memory = 0;
 	while ((de = readdir(d)) != NULL) {
 		unsigned long long ino;
 		pid_t pid;
@@ -167,13 +178,18 @@ static long long count_tasks(unsigned long long pidns)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = (pid_t)atoi(de->d_name);
-		if (ns_inode(pid, "pid", &ino) == 0 && ino == pidns) {
+		if (ns_inode(pid, "pid", &ino) < 0 || ino != pidns)
+			continue;
+		if (tasks != NULL) {
 			long long threads = status_field(pid, "Threads");
-			n += threads > 0 ? threads : 1;
+			*tasks += threads > 0 ? threads : 1;
+		}
+		if (memory != NULL) {
+			long long kb = proc_field(pid, "smaps_rollup", "Pss");
+			*memory += kb > 0 ? kb * 1024 : 0;
 		}
 	}
 	closedir(d);
-	return n;
 }
 
 static json_t *usage_of(const json_t *state, pid_t pid)
@@ -190,8 +206,8 @@ static json_t *usage_of(const json_t *state, pid_t pid)
 		cgroup_init(&cg);
 	cgroup_usage(&cg, &u);
 	cgroup_release(&cg);
-	if (u.tasks < 0 && ns_inode(pid, "pid", &pidns) == 0)
-		u.tasks = count_tasks(pidns);
+	if ((u.tasks < 0 || u.memory < 0) && ns_inode(pid, "pid", &pidns) == 0)
+		count_in_proc(pidns, u.tasks < 0 ? &u.tasks : NULL, u.memory < 0 ? &u.memory : NULL);
 	const struct {
 		const char *key;
 		long long v;

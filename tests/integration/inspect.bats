@@ -48,6 +48,22 @@ field() {
 	! printf '%s\n' "$output" | grep -q '^cgroup\.'
 }
 
+@test "inspect counts a jail's memory even without a memory cgroup" {
+	cell run -d --name mem --bind "$WORK:/work" -- python3 -c '
+import time
+b = b"x" * (48 << 20)
+open("/work/ready", "w").close()
+time.sleep(60)' >/dev/null
+	wait_for "$WORK/ready"
+	run cell inspect mem
+	[ "$status" -eq 0 ]
+	# the sum of its processes' Pss: the 48 MiB it holds, and not much more
+	mem=$(field usage.memory)
+	[ "$mem" -ge $((48 << 20)) ]
+	[ "$mem" -lt $((96 << 20)) ]
+	printf '%s\n' "$output" | grep -qx 'cgroup='
+}
+
 @test "inspect names the jail's namespaces, none of them the host's" {
 	start_jail ns
 	run cell inspect ns
