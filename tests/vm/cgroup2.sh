@@ -59,11 +59,13 @@ for applet in $("$root/bin/busybox" --list-full); do
 	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
 done
 cp "$cell" "$root/bin/cell"
-# cell's shared libraries, at the paths ldd names
-ldd "$cell" | grep -oE '/[^ ]+' | while read -r lib; do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
+# cell's shared libraries, at the paths ldd names (none when static)
+if ldd "$cell" >/dev/null 2>&1; then
+	ldd "$cell" | grep -oE '/[^ ]+' | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+fi
 cp "$top/tests/vm/cgroup2-guest.sh" "$root/init"
 chmod 755 "$root/init"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
