@@ -293,8 +293,13 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;
-	if (jail_run(&s, g->root, &status, &e) < 0)
-		goto fail;
+	if (jail_run(&s, g->root, &status, &e) < 0) {
+		if (status < 0)
+			goto fail;
+		/* The command ran: what failed after it is said, and its
+		 * status is still cell's. */
+		cli_fail("run", &e);
+	}
 	if (s.detach) {
 		printf("%s\n", s.name);
 		fflush(stdout);

@@ -11,6 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+bool test_fail(const char *stage)
+{
+	const char *want = getenv("CELL_TEST_FAIL");
+
+	return want != NULL && strcmp(want, stage) == 0;
+}
+
 static volatile sig_atomic_t resumed;
 
 static void on_resume(int sig)

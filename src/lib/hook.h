@@ -11,12 +11,22 @@
 #ifndef CELL_HOOK_H
 #define CELL_HOOK_H
 
+#include <stdbool.h>
+
 #ifdef CELL_TEST_HOOKS
 void test_hook(const char *stage);
+/* True when CELL_TEST_FAIL=STAGE: the caller reports a failure there, to
+ * test what a failure at STAGE does to the exit status and the output. */
+bool test_fail(const char *stage);
 #else
 static inline void test_hook(const char *stage)
 {
 	(void)stage;
+}
+static inline bool test_fail(const char *stage)
+{
+	(void)stage;
+	return false;
 }
 #endif
 

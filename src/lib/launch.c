@@ -384,6 +384,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	bool keep = false;
 	time_t created = time(NULL);
 
+	*status = -1;
+
 	cgroup_init(&cg);
 	run_init(&r);
 	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
@@ -472,10 +474,15 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	}
 failed:
 	if (r.failed) {
+		*status = -1;
 		run_child_error(&r, e);
 		goto out;
 	}
 	ret = 0;
+	if (test_fail("run:cleanup")) {
+		cell_err_set(e, EBUSY, "remove the jail's cgroups (test failure)");
+		ret = -1;
+	}
 out:
 	run_close(&r, sv);
 	if (c.log_fd >= 0)

@@ -812,6 +812,20 @@ done' "$MARK" >/dev/null
 	[ "$(limit "$sleeper")" = 100 ]
 }
 
+@test "a failure after the command ran is one line, and the command's status stays" {
+	needs_hooks
+	CELL_TEST_FAIL=run:cleanup run "$CELL_HOOKS" --root "$STATE" run --name "$JAIL" -- \
+		sh -c 'echo ran; exit 7'
+	[ "$status" -eq 7 ]
+	[ "$output" = "ran
+cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
+	# the command's own errors keep their codes
+	CELL_TEST_FAIL=run:cleanup run -127 "$CELL_HOOKS" --root "$STATE" run -- /nonexistent
+	[ "$status" -eq 127 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ -z "$(ls -A "$STATE")" ]
+}
+
 @test "a foreground jail dies with its cell, and the next ls removes it" {
 	crash_foreground
 	run cell ls -a
