@@ -207,7 +207,8 @@ static json_t *usage_of(const json_t *state, pid_t pid)
 	cgroup_usage(&cg, &u);
 	cgroup_release(&cg);
 	if ((u.tasks < 0 || u.memory < 0) && ns_inode(pid, "pid", &pidns) == 0)
-		count_in_proc(pidns, u.tasks < 0 ? &u.tasks : NULL, u.memory < 0 ? &u.memory : NULL);
+		count_in_proc(pidns, u.tasks < 0 ? &u.tasks : NULL,
+			      u.memory < 0 ? &u.memory : NULL);
 	const struct {
 		const char *key;
 		long long v;

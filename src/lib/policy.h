@@ -25,7 +25,7 @@ extern const size_t policy_nrules;
 /* What the policy decides for one spec, computed in cell before the clone. */
 struct policy {
 	bool on;
-	uint64_t caps;		/* kept capabilities: bounding, permitted, effective */
+	uint64_t caps;	       /* kept capabilities: bounding, permitted, effective */
 	unsigned int landlock; /* LANDLOCK_SCOPE_* */
 	struct seccomp_prog seccomp;
 };

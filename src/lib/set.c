@@ -249,7 +249,8 @@ static int update_all(pid_t pid1, pid_t **pids, size_t *npids, const struct jail
 		if (*npids == seen)
 			return 0;
 	}
-	return cell_err_set(e, EAGAIN, "the jail forks new processes faster than they can be changed");
+	return cell_err_set(e, EAGAIN,
+			    "the jail forks new processes faster than they can be changed");
 }
 
 int jail_set(const char *state_root, const char *name, char *const *params, size_t n,
