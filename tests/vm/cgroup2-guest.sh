@@ -138,7 +138,8 @@ $CELL run --name x --nrtask 5 -- sleep 2 </dev/null >/dev/null 2>/tmp/err-x &
 bg=$!
 i=0
 while [ $i -lt 50 ]; do
-	insp=$($CELL inspect x 2>/dev/null) && break
+	# running, not "creating": its cgroup may not hold it yet
+	insp=$($CELL inspect x 2>/dev/null) && printf '%s\n' "$insp" | grep -qx state=running && break
 	usleep 20000
 	i=$((i + 1))
 done
