@@ -6,7 +6,7 @@ BUILD_HOOKS ?= build-hooks
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test build build-asan build-hooks run test unit integration bench bench-jails test-vm install clean format
+.PHONY: all deps deps-test build build-asan build-hooks run test unit integration bench bench-jails bench-vm test-vm install clean format
 
 all: build
 
@@ -67,6 +67,10 @@ bench: build
 bench-jails: build
 	@./scripts/install-deps.sh bench
 	@./tests/bench/jails.sh $(CELL)
+
+# startup.sh's comparison in a cgroup v2 VM, where crun runs.
+bench-vm: build
+	@./tests/bench/vm-startup.sh $(CELL)
 
 # The cgroup v2 backend, in a VM (qemu) booting the Debian kernel with
 # cgroup2 mounted: for hosts whose own cgroups are v1 or hybrid.  Root.
