@@ -43,7 +43,6 @@ set -- \
 	crun "/bin/crun-run" \
 	runc "/bin/runc-run" \
 	bwrap "/usr/bin/bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev /bin/true"
-args=""
 n=0
 while [ $# -gt 0 ]; do
 	if out=$($2 2>&1 </dev/null); then

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/vm/vm.sh: booting a throwaway VM with a busybox initramfs, for
 # tests/vm/cgroup2.sh and tests/bench/vm-startup.sh.  Sourced (bash).
 #
