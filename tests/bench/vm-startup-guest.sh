@@ -1,33 +1,17 @@
 #!/bin/sh
 # /init of the VM that tests/bench/vm-startup.sh boots: startup.sh's
 # comparison on a unified cgroup (v2) machine, where crun runs.
-# Stage 1 moves into a tmpfs (pivot_root(2) refuses the initial rootfs);
-# stage 2 mounts the usual filesystems, cgroup2 at /sys/fs/cgroup, puts
-# the state roots on /run (tmpfs), runs each command once and then all of
-# them in one hyperfine run.  The results go to the console between
+# vm_guest_start (tests/vm/guest.sh) moves into a tmpfs and mounts the
+# usual filesystems, cgroup2 at /sys/fs/cgroup; the state roots go on
+# /run (tmpfs); then each command runs once, and all of them in one
+# hyperfine run.  The results go to the console between
 # "vm-bench: csv" and "vm-bench: end"; the last line is "vm-bench: done".
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
 
-if [ "${1:-}" != stage2 ]; then
-	mkdir -p /new
-	mount -t tmpfs -o mode=755 tmpfs /new
-	for f in /*; do
-		[ "$f" = /new ] || cp -a "$f" /new/
-	done
-	exec switch_root /new /init stage2
-fi
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mkdir -p /dev/shm /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-mount -t devpts devpts /dev/pts
-mount -t tmpfs -o mode=755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-echo 1 >/proc/sys/kernel/printk
+# shellcheck source=tests/vm/guest.sh
+. /lib/vm-guest.sh
+vm_guest_start "$@"
 mkdir -p /run/cell /run/crun /run/runc
 RUNS=$(cat /etc/bench-runs)
 WARMUP=$(cat /etc/bench-warmup)

@@ -1,34 +1,18 @@
 #!/bin/sh
 # /init of the VM that tests/vm/cgroup2.sh boots (busybox sh, pid 1).
 #
-# Stage 1 copies the initramfs into a tmpfs and switch_roots into it:
-# pivot_root(2) refuses to move away from the initial rootfs, which has
-# no parent mount, and cell pivots every jail.  Stage 2 mounts the usual
-# filesystems with cgroup2 at /sys/fs/cgroup, enables pids, memory and
-# cpu for the children of the root cgroup (where /init runs: the root is
-# exempt from the "no internal processes" rule), then runs the checks
-# and prints TAP on the console.  The last line is "cell-vm: done".
+# vm_guest_start (tests/vm/guest.sh) moves into a tmpfs and mounts the
+# usual filesystems with cgroup2 at /sys/fs/cgroup; then this enables
+# pids, memory and cpu for the children of the root cgroup (where /init
+# runs: the root is exempt from the "no internal processes" rule), runs
+# the checks and prints TAP on the console.  The last line is "cell-vm: done".
 # shellcheck disable=SC2016,SC2034 # the checks are eval'd strings
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
 
-if [ "${1:-}" != stage2 ]; then
-	mkdir -p /new
-	mount -t tmpfs -o mode=755 tmpfs /new
-	for f in /*; do
-		[ "$f" = /new ] || cp -a "$f" /new/
-	done
-	exec switch_root /new /init stage2
-fi
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs -o mode=755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-# Kernel messages (the OOM killer's report) would cut into the TAP lines.
-echo 1 >/proc/sys/kernel/printk
+# shellcheck source=tests/vm/guest.sh
+. /lib/vm-guest.sh
+vm_guest_start "$@"
 
 CG=/sys/fs/cgroup
 CELL="/bin/cell --root /run/cell-test"

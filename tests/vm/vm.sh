@@ -6,7 +6,8 @@
 #                          makes $tmp (removed on exit) and $root in it
 #   vm_add BIN [DEST]      copies BIN (DEST: default the same path) into
 #                          $root, with the shared libraries ldd names
-#   vm_boot GUEST TIMEOUT  GUEST as /init, packs $root, boots it; the
+#   vm_boot GUEST TIMEOUT  GUEST as /init (with tests/vm/guest.sh as
+#                          /lib/vm-guest.sh), packs $root, boots it; the
 #                          console (without \r) in $tmp/console
 #
 #   VMLINUZ=PATH   the kernel (default the newest /boot/vmlinuz-*)
@@ -73,6 +74,8 @@ vm_boot() {
 	local guest=$1 timeout_s=$2 start status=0
 	cp "$guest" "$root/init"
 	chmod 755 "$root/init"
+	mkdir -p "$root/lib"
+	cp "$(dirname "${BASH_SOURCE[0]}")/guest.sh" "$root/lib/vm-guest.sh"
 	(cd "$root" && find . | "$vm_busybox" cpio -o -H newc 2>/dev/null) | gzip -1 >"$tmp/initrd"
 	echo "# $(basename "$VMLINUZ") under $VM_ACCEL, initramfs $(du -k "$tmp/initrd" | cut -f1) KiB"
 	start=$(date +%s)
