@@ -476,7 +476,8 @@ Uid:	1000	1000	1000	1000" ]
 @test "a jail's capability bounding set is what cell inspect shows" {
 	command -v capsh >/dev/null || skip "capsh (libcap2-bin) is missing"
 	jail_sh_bg "$WORK/out" --name pol \
-		'awk "/^CapBnd/ { print \$2 }" /proc/self/status >/srv/capbnd
+		'awk "/^CapBnd/ { print \$2 }" /proc/self/status >/srv/capbnd.new
+mv /srv/capbnd.new /srv/capbnd
 '"$UNTIL_DONE_SH"
 	wait_for "$WORK/capbnd"
 	wait_running "pol"

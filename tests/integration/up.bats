@@ -15,7 +15,7 @@ write_conf() {
 		bind = "$WORK:/srv";
 		web {
 		    host.hostname = "\$name.example";
-		    exec.start = "echo up > /srv/web.started; exec sleep 100";
+		    exec.start = "echo up > /srv/web.new; mv /srv/web.new /srv/web.started; exec sleep 100";
 		    exec.stop = "echo bye > /srv/web.stopped";
 		    memory = 64M;
 		}

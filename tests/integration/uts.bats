@@ -89,8 +89,9 @@ changed.test" ]
 
 @test "two jails running at once each see their own hostname" {
 	# Each says it started, waits (at most 5 s) until the other has,
-	# and only then reads its hostname: the two lifetimes overlap.
-	script='hostname > /srv/$ME.started
+	# and only then reads its hostname: the two lifetimes overlap.  The
+	# mark is renamed into place, so that it is never seen empty.
+	script='hostname > /srv/$ME.new && mv /srv/$ME.new /srv/$ME.started
 		for i in $(seq 50); do
 			[ -e /srv/one.started ] && [ -e /srv/two.started ] && break
 			sleep 0.1
