@@ -164,6 +164,7 @@ static noreturn void child_main(const struct child_ctx *c)
 		cell_err_set(&e, errno, "setsid");
 		child_fail(c, &e);
 	}
+	test_hook("run:building");
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
 	if (rootfs_setup(s, c->attach, &e) < 0)
@@ -448,13 +449,17 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		goto out;
 	}
 	test_hook("run:started");
-	if (s->detach) {
-		run_wait_exec(&r);
+	/* The lock is held until the command runs: exec, set and stop find
+	 * the jail built or not at all, never half-way (a cell exec that
+	 * joined it now could land in the copy of the host's mounts). */
+	run_wait_exec(&r);
+	if (s->detach)
 		test_hook("run:execd");
-		if (r.failed) {
-			run_supervise(&r); /* reaps the child */
-			goto failed;
-		}
+	if (r.failed) {
+		run_supervise(&r); /* reaps the child */
+		goto failed;
+	}
+	if (s->detach) {
 		/* The jail lives on without us: its cgroups and state stay. */
 		keep = true;
 		*status = 0;
@@ -463,7 +468,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 			ret = -1;
 		goto out;
 	}
-	/* Other commands (exec, set, stop) may take the jail while it runs. */
+	/* Other commands (exec, set, stop) may take the jail while its
+	 * command runs. */
 	store_jail_unlock(&jail);
 	*status = run_supervise(&r);
 	if (store_jail_relock(rootfd, &jail) < 0) {

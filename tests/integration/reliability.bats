@@ -826,6 +826,31 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	[ -z "$(ls -A "$STATE")" ]
 }
 
+@test "exec into a foreground jail still being built waits until its command runs" {
+	needs_hooks
+	# The jail's first process pauses before it builds anything (its
+	# mounts are still a copy of the host's); its record says running.
+	CELL_TEST_PAUSE=run:building CELL_TEST_PAUSE_FILE=$WORK/paused \
+		"$CELL_HOOKS" --root "$STATE" run --name "$JAIL" --hostname built -- \
+		sleep "$MARK" </dev/null >"$WORK/run.out" 2>&1 3>&- &
+	run_pid=$!
+	HOOK_PIDS+=("$run_pid")
+	wait_for "$WORK/paused"
+	wait_running "$JAIL"
+	"$CELL" --root "$STATE" exec "$JAIL" uname -n >"$WORK/exec.out" 2>&1 3>&- &
+	exec_pid=$!
+	HOOK_PIDS+=("$exec_pid")
+	sleep 0.5
+	# run holds the jail's lock until the command runs: exec waits
+	refute pid_ended "$exec_pid"
+	[ ! -s "$WORK/exec.out" ]
+	kill -USR1 "$(record .pid)"
+	wait "$exec_pid"
+	[ "$(cat "$WORK/exec.out")" = built ]
+	cell stop -t 0 "$JAIL"
+	wait "$run_pid" || true
+}
+
 @test "a foreground jail dies with its cell, and the next ls removes it" {
 	crash_foreground
 	run cell ls -a
