@@ -152,7 +152,7 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 			for (char *p = name; *p != '\0'; p++)
 				if (*p == '-')
 					*p = '_';
-			if (spec_set_limit(s, name, optarg, true, e) < 0)
+			if (spec_set_limit(s, name, optarg, e) < 0)
 				return -1;
 			break;
 		}

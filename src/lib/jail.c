@@ -498,7 +498,7 @@ int jail_record_spec(const json_t *st, struct jail_spec *s, struct cell_err *e)
 			snprintf(buf, sizeof(buf), "%.3f", json_real_value(l));
 		else
 			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(l));
-		if (spec_set_limit(s, limits[i], buf, false, e) < 0)
+		if (spec_set_limit(s, limits[i], buf, e) < 0)
 			return -1;
 	}
 	if (!s->has_user && user != NULL && spec_parse_user(s, user, e) < 0)

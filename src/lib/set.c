@@ -323,7 +323,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 			}
 			free(domain);
 			domain = strdup(eq + 1);
-		} else if (spec_set_limit(&want, key, eq + 1, false, e) < 0) {
+		} else if (spec_set_param(&want, key, eq + 1, e) < 0) {
 			cell_err_prefix(e, "jail %s", name);
 			goto out;
 		}

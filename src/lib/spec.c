@@ -506,14 +506,10 @@ int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e)
 			    name);
 }
 
-/* "--cpu-time 5" for a flag, "cpu_time = 5" for a parameter. */
-static const char *limit_subject(char *buf, size_t n, const char *name, const char *value,
-				 bool flag)
+/* "--cpu-time 5": a limit as its flag spells it (as_param() turns it
+ * into "cpu_time = 5" for a jail file or cell set). */
+static const char *limit_subject(char *buf, size_t n, const char *name, const char *value)
 {
-	if (!flag) {
-		snprintf(buf, n, "%s = %s", name, value);
-		return buf;
-	}
 	snprintf(buf, n, "--%s %s", name, value);
 	for (char *p = buf + 2; *p != '\0' && *p != ' '; p++)
 		if (*p == '_')
@@ -521,12 +517,11 @@ static const char *limit_subject(char *buf, size_t n, const char *name, const ch
 	return buf;
 }
 
-int spec_set_limit(struct jail_spec *s, const char *name, const char *value, bool flag,
-		   struct cell_err *e)
+int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e)
 {
 	struct jail_limits *l = &s->limits;
 	char subject[128];
-	const char *what = limit_subject(subject, sizeof(subject), name, value, flag);
+	const char *what = limit_subject(subject, sizeof(subject), name, value);
 	long long v;
 
 	if (strcmp(name, "nrtask") == 0) {
@@ -616,15 +611,20 @@ static int set_str(char **field, const char *key, const char *value, struct cell
 	return 0;
 }
 
-/* The parsers shared with the flags say "--bind X: ..."; as a parameter
- * (a jail file) that is "bind = X: ...". */
+/* The parsers shared with the flags say "--cpu-time 0: ..."; as a
+ * parameter (a jail file, cell set) that is "cpu_time = 0: ...". */
 static int as_param(int r, const char *key, struct cell_err *e)
 {
 	char flag[32];
 	int n = snprintf(flag, sizeof(flag), "--%s ", key);
 	size_t klen = strlen(key);
 
-	if (r == 0 || n <= 0 || (size_t)n >= sizeof(flag) || strncmp(e->msg, flag, (size_t)n) != 0)
+	if (r == 0 || n <= 0 || (size_t)n >= sizeof(flag))
+		return r;
+	for (char *p = flag + 2; *p != ' '; p++)
+		if (*p == '_')
+			*p = '-';
+	if (strncmp(e->msg, flag, (size_t)n) != 0)
 		return r;
 	/* "--KEY " and "KEY = " are just as long. */
 	memcpy(e->msg, key, klen);
@@ -647,7 +647,7 @@ int spec_set_param(struct jail_spec *s, const char *key, const char *value, stru
 		if (strcmp(key, limits[i]) == 0) {
 			if (value == NULL)
 				return cell_err_set(e, 0, "%s: needs a value", key);
-			return spec_set_limit(s, key, value, false, e);
+			return as_param(spec_set_limit(s, key, value, e), key, e);
 		}
 	if (strncmp(key, "allow.", 6) == 0) {
 		unsigned int before = s->allow;

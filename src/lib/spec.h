@@ -129,11 +129,9 @@ int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e);
 /* Name of one enum jail_allow bit. */
 const char *spec_allow_name(unsigned int bit);
 /* Sets a limit by its parameter name (nrtask, memory, swap, cpus, cpu_time,
- * memlock, data, nofile, nice) from its text value.  An error names it as
- * the user wrote it: "--cpu-time 0" for a FLAG, else "cpu_time = 0" (a
- * jail file, cell set). */
-int spec_set_limit(struct jail_spec *s, const char *name, const char *value, bool flag,
-		   struct cell_err *e);
+ * memlock, data, nofile, nice) from its text value; an error names it as
+ * its flag ("--cpu-time 0"), spec_set_param()'s as the parameter. */
+int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e);
 
 /*
  * Sets one jail parameter by its name, as a jail file and `cell set`

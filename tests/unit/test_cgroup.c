@@ -159,10 +159,10 @@ static void wanted_only_for_cgroup_limits(void **state)
 	spec_init(&s);
 	assert_false(cgroup_wanted(&s));
 	/* rlimits need no cgroup. */
-	assert_int_equal(spec_set_limit(&s, "cpu_time", "5", true, &e), 0);
-	assert_int_equal(spec_set_limit(&s, "nice", "3", true, &e), 0);
+	assert_int_equal(spec_set_limit(&s, "cpu_time", "5", &e), 0);
+	assert_int_equal(spec_set_limit(&s, "nice", "3", &e), 0);
 	assert_false(cgroup_wanted(&s));
-	assert_int_equal(spec_set_limit(&s, "nrtask", "5", true, &e), 0);
+	assert_int_equal(spec_set_limit(&s, "nrtask", "5", &e), 0);
 	assert_true(cgroup_wanted(&s));
 	spec_free(&s);
 }

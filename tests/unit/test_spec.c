@@ -240,28 +240,28 @@ static void limits_are_checked_by_name(void **state)
 	struct cell_err e;
 
 	spec_init(&s);
-	assert_int_equal(spec_set_limit(&s, "nrtask", "50", true, &e), 0);
+	assert_int_equal(spec_set_limit(&s, "nrtask", "50", &e), 0);
 	assert_int_equal(s.limits.nrtask, 50);
-	assert_int_equal(spec_set_limit(&s, "nrtask", "0", true, &e), -1);
+	assert_int_equal(spec_set_limit(&s, "nrtask", "0", &e), -1);
 	assert_non_null(strstr(e.msg, "--nrtask 0"));
 	/* a jail file's or cell set's spelling, and a flag's dashes */
-	assert_int_equal(spec_set_limit(&s, "cpu_time", "0", false, &e), -1);
+	assert_int_equal(spec_set_param(&s, "cpu_time", "0", &e), -1);
 	assert_string_equal(e.msg, "cpu_time = 0: expected seconds >= 1");
-	assert_int_equal(spec_set_limit(&s, "cpu_time", "0", true, &e), -1);
+	assert_int_equal(spec_set_limit(&s, "cpu_time", "0", &e), -1);
 	assert_string_equal(e.msg, "--cpu-time 0: expected seconds >= 1");
-	assert_int_equal(spec_set_limit(&s, "memory", "64M", true, &e), 0);
+	assert_int_equal(spec_set_limit(&s, "memory", "64M", &e), 0);
 	assert_int_equal(s.limits.memory, 64LL << 20);
 	/* Below the kernel's floor: an error, not a jail that cannot start. */
-	assert_int_equal(spec_set_limit(&s, "memory", "4k", true, &e), -1);
-	assert_int_equal(spec_set_limit(&s, "cpus", "0.001", true, &e), -1);
+	assert_int_equal(spec_set_limit(&s, "memory", "4k", &e), -1);
+	assert_int_equal(spec_set_limit(&s, "cpus", "0.001", &e), -1);
 	assert_non_null(strstr(e.msg, "at least 0.01"));
-	assert_int_equal(spec_set_limit(&s, "cpus", "1.5", true, &e), 0);
+	assert_int_equal(spec_set_limit(&s, "cpus", "1.5", &e), 0);
 	assert_int_equal(s.limits.cpus_milli, 1500);
-	assert_int_equal(spec_set_limit(&s, "nice", "-21", true, &e), -1);
-	assert_int_equal(spec_set_limit(&s, "nice", "10", true, &e), 0);
+	assert_int_equal(spec_set_limit(&s, "nice", "-21", &e), -1);
+	assert_int_equal(spec_set_limit(&s, "nice", "10", &e), 0);
 	assert_true(s.limits.has_nice);
-	assert_int_equal(spec_set_limit(&s, "nofile", "2", true, &e), -1);
-	assert_int_equal(spec_set_limit(&s, "bogus", "1", true, &e), -1);
+	assert_int_equal(spec_set_limit(&s, "nofile", "2", &e), -1);
+	assert_int_equal(spec_set_limit(&s, "bogus", "1", &e), -1);
 	spec_free(&s);
 }
 
@@ -271,7 +271,7 @@ static void validate_checks_cgroup_params(void **state)
 	struct cell_err e;
 
 	fill(&s, "ok");
-	assert_int_equal(spec_set_limit(&s, "swap", "1M", true, &e), 0);
+	assert_int_equal(spec_set_limit(&s, "swap", "1M", &e), 0);
 	assert_int_equal(spec_validate(&s, &e), -1);
 	assert_non_null(strstr(e.msg, "--swap needs --memory"));
 	spec_free(&s);
