@@ -6,8 +6,8 @@
  * cell forks the jail's first process into this reaper and its child
  * into the command; the reaper is exec'd from a sealed memfd (init.c), so
  * a jail's pid 1 is a few pages of this file rather than a copy of cell
- * (cell's heap, its binary behind /proc/1/exe).  It does what init.c's
- * in-process reaper does: forwards the signals cell forwards to the
+ * (cell's heap, its binary behind /proc/1/exe).  It forwards the signals
+ * cell forwards (init.c's list) to the
  * payload, reaps every orphan, writes the payload's status to STATUS_FD
  * (-1: none) and exits with it.  The forwarded signals and SIGCHLD arrive
  * blocked (the mask survives execve).

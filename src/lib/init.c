@@ -12,12 +12,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cell_init_elf.h"
+#include "hook.h"
 
 #ifndef MFD_EXEC
 #define CELL_MFD_EXEC 0x0010U
@@ -32,64 +33,6 @@ void init_forwarded_signals(sigset_t *set)
 	sigemptyset(set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaddset(set, forwarded[i]);
-}
-
-static int status_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}
-
-/* The payload's status, for `cell ls` and `cell inspect` of a jail that
- * has ended; one short write, nothing allocated.  (cell-init's record()
- * in src/init/reaper.c is the same, written again: it links nothing.) */
-static void record_status(int fd, int code)
-{
-	char buf[8];
-	int n = 0;
-
-	if (fd < 0)
-		return;
-	if (code >= 100)
-		buf[n++] = (char)('0' + code / 100);
-	if (code >= 10)
-		buf[n++] = (char)('0' + code / 10 % 10);
-	buf[n++] = (char)('0' + code % 10);
-	buf[n++] = '\n';
-	if (write(fd, buf, (size_t)n) < 0)
-		return; /* nobody to tell: the status stays unknown */
-}
-
-noreturn void init_reap(pid_t payload, const sigset_t *forward, int status_fd)
-{
-	sigset_t wait_set = *forward;
-
-	sigaddset(&wait_set, SIGCHLD);
-	for (;;) {
-		siginfo_t info;
-		int sig = sigwaitinfo(&wait_set, &info);
-
-		if (sig < 0)
-			continue; /* EINTR only: every waited signal is blocked */
-		if (sig != SIGCHLD) {
-			kill(payload, sig);
-			continue;
-		}
-		for (;;) {
-			int status;
-			pid_t pid = waitpid(-1, &status, WNOHANG);
-
-			if (pid <= 0)
-				break;
-			/* Leaving kills the rest of the jail (the kernel
-			 * ends a pid namespace with its init). */
-			if (pid == payload) {
-				record_status(status_fd, status_code(status));
-				_exit(status_code(status));
-			}
-		}
-	}
 }
 
 int init_memfd(struct cell_err *e)
@@ -123,7 +66,7 @@ int init_memfd(struct cell_err *e)
 	return fd;
 }
 
-noreturn void init_exec(int memfd, pid_t payload, const sigset_t *forward, int status_fd)
+noreturn void init_exec(int memfd, pid_t payload, int status_fd)
 {
 	char pid[16], fd[16];
 	char *argv[] = {"cell-init", pid, fd, NULL};
@@ -131,7 +74,13 @@ noreturn void init_exec(int memfd, pid_t payload, const sigset_t *forward, int s
 
 	snprintf(pid, sizeof(pid), "%d", (int)payload);
 	snprintf(fd, sizeof(fd), "%d", status_fd);
-	if (memfd >= 0)
+	if (test_fail("init:exec"))
+		errno = ENOEXEC;
+	else
 		syscall(SYS_execveat, memfd, "", argv, envp, AT_EMPTY_PATH);
-	init_reap(payload, forward, status_fd);
+	/* No reaper, no jail: leaving ends the pid namespace, the payload
+	 * with it.  The channel is closed by now; stderr is cell's when the
+	 * jail has neither a pty nor -d, else /dev/null. */
+	dprintf(STDERR_FILENO, "cell: run: --init: exec the reaper: %s\n", strerror(errno));
+	_exit(CELL_EXIT_ERROR);
 }

@@ -203,8 +203,6 @@ static noreturn void child_main(const struct child_ctx *c)
 			child_fail(c, &e);
 		}
 		if (pid > 0) {
-			sigset_t fwd;
-
 			int status_fd = -1, memfd = -1;
 
 			/* Close, not mark, every runtime descriptor (state
@@ -225,8 +223,7 @@ static noreturn void child_main(const struct child_ctx *c)
 				close(3);
 			if (memfd < 0)
 				close(4);
-			/* Until the exec (and if it fails, for good) its
-			 * /proc/1/exe is cell's binary on the host, reachable
+			/* Until the exec its /proc/1/exe is cell's binary on the host, reachable
 			 * through the magic link (CVE-2019-5736's way in): not
 			 * dumpable, /proc/1 is closed to processes without
 			 * CAP_SYS_PTRACE, which no jail has.  cell-init says
@@ -237,8 +234,7 @@ static noreturn void child_main(const struct child_ctx *c)
 			/* A detached jail outlives its cell. */
 			if (s->detach)
 				prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
-			init_forwarded_signals(&fwd);
-			init_exec(memfd >= 0 ? 4 : -1, pid, &fwd, status_fd >= 0 ? 3 : -1);
+			init_exec(memfd >= 0 ? 4 : -1, pid, status_fd >= 0 ? 3 : -1);
 		}
 	}
 	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)

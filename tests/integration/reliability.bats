@@ -851,6 +851,16 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	wait "$run_pid" || true
 }
 
+@test "an --init whose reaper cannot be exec'd is a one-line error with exit 125" {
+	needs_hooks
+	# pid 1 ends, and the kernel ends the jail with it
+	CELL_TEST_FAIL=init:exec run "$CELL_HOOKS" --root "$STATE" run --init -- sleep "$MARK"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: run: --init: exec the reaper: Exec format error" ]
+	[ -z "$(marker_pids)" ]
+	[ -z "$(ls -A "$STATE")" ]
+}
+
 @test "a foreground jail dies with its cell, and the next ls removes it" {
 	crash_foreground
 	run cell ls -a
