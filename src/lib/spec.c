@@ -233,17 +233,6 @@ int spec_env_set(struct jail_spec *s, const char *kv, struct cell_err *e)
 
 int spec_env_import(struct jail_spec *s, char *const *envp, struct cell_err *e)
 {
-	size_t n = 0;
-	char **room;
-
-	while (envp != NULL && envp[n] != NULL)
-		n++;
-	/* Room for all at once: env_put()'s reallocs then stay in place. */
-	room = realloc(s->env, (s->nenv + n + 1) * sizeof(*room));
-	if (room == NULL)
-		return cell_err_set(e, ENOMEM, "environment");
-	s->env = room;
-	s->env[s->nenv] = NULL;
 	for (; envp != NULL && *envp != NULL; envp++) {
 		/* Skip malformed entries rather than handing them on. */
 		if (strchr(*envp, '=') == NULL || **envp == '=')
