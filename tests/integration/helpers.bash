@@ -179,9 +179,11 @@ make_rootfs() {
 }
 
 # The terminal output of COMMAND run under a pty (script(1)), with the
-# pty's \r removed; status is the command's.
+# pty's \r removed; status is the command's.  script(1) runs COMMAND
+# with $SHELL: pinned to /bin/sh (dash) so that a test means the same
+# under every caller's shell (CI has none set).
 run_in_pty() {
-	run script -qec "$1" /dev/null
+	SHELL=/bin/sh run script -qec "$1" /dev/null
 	output=${output//$'\r'/}
 	lines=()
 	local line

@@ -219,11 +219,14 @@ ptmx" ]
 	# its terminal; SIGWINCH reaches cell (same process group), which
 	# copies the size and forwards the signal. The resize changes one
 	# dimension only: "stty rows R cols C" is two ioctls, and the jail
-	# could see the size between them.
-	run_in_pty_held "stty rows 40 cols 20
+	# could see the size between them. A shell without job control gives
+	# a background command /dev/null for stdin before its redirections
+	# (dash does: "<&0 &" would be /dev/null), so the terminal goes by
+	# fd 3.
+	run_in_pty_held "stty rows 40 cols 20; exec 3<&0
 		$CELL --root $STATE run --bind $WORK:/srv -- sh -c \
 			'trap \"stty size; exit 0\" WINCH; touch /srv/ready
-			for i in \$(seq 100); do sleep 0.05; done; exit 9' <&0 &
+			for i in \$(seq 100); do sleep 0.05; done; exit 9' <&3 3<&- &
 		for i in \$(seq 50); do [ -e $WORK/ready ] && break; sleep 0.1; done
 		stty cols 90
 		wait \$!"
