@@ -321,15 +321,15 @@ static long long read_number(const char *dir, const char *file)
 
 /* The cgroup path the jail's cgroup goes beneath, in hierarchy terms:
  * --cgroup-parent when absolute, cell's own cgroup + it when relative. */
-static char *parent_path(const struct jail_spec *s, const char *own)
+static char *parent_path(const char *cgparent, const char *own)
 {
 	char *out;
 
-	if (s->cgroup_parent == NULL)
+	if (cgparent == NULL)
 		return strdup(own);
-	if (s->cgroup_parent[0] == '/')
-		return strdup(s->cgroup_parent);
-	if (asprintf(&out, "%s/%s", strcmp(own, "/") == 0 ? "" : own, s->cgroup_parent) < 0)
+	if (cgparent[0] == '/')
+		return strdup(cgparent);
+	if (asprintf(&out, "%s/%s", strcmp(own, "/") == 0 ? "" : own, cgparent) < 0)
 		return NULL;
 	return out;
 }
@@ -439,15 +439,19 @@ static int apply_v2(const struct cgroup *cg, const struct jail_limits *l, struct
 	return 0;
 }
 
-static int plan_v1(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
-		   struct cell_err *e)
+/*
+ * Names the jail's v1 cgroups of the controllers WANT, beneath the ones
+ * the process whose /proc/PID/cgroup is SELF is in (or --cgroup-parent
+ * CGPARENT).  FROM, when not NULL, gets that process's own directories.
+ */
+static int plan_v1(struct cgroup *cg, const char *self, unsigned int want, const char *cgparent,
+		   const char *leaf, char **from, struct cell_err *e)
 {
-	cleanup_free char *own_text = read_all("/proc/self/cgroup");
+	cleanup_free char *own_text = read_all(self);
 	cleanup_free char *mounts = read_all("/proc/self/mountinfo");
-	unsigned int want = wanted_ctrls(s);
 
 	if (own_text == NULL || mounts == NULL)
-		return cell_err_set(e, errno, "read /proc/self/cgroup and mountinfo");
+		return cell_err_set(e, errno, "read %s and /proc/self/mountinfo", self);
 	for (int c = 0; c < CGROUP_NCTRL; c++) {
 		cleanup_free char *mnt = NULL, *root = NULL, *own = NULL, *parent = NULL;
 		cleanup_free char *pdir = NULL;
@@ -462,19 +466,20 @@ static int plan_v1(struct cgroup *cg, const struct jail_spec *s, const char *lea
 		if (own == NULL)
 			return cell_err_set(e, ENOENT, "cgroup: cell's own %s cgroup",
 					    ctrl_names[c]);
-		parent = parent_path(s, own);
+		parent = parent_path(cgparent, own);
 		pdir = parent ? cgroup_join(mnt, root, parent) : NULL;
 		if (pdir == NULL)
 			return cell_err_set(e, ENOENT, "cgroup: %s cgroup %s is not under %s",
 					    ctrl_names[c], parent ? parent : own, mnt);
 		if (access(pdir, F_OK) < 0)
-			return s->cgroup_parent != NULL
-				       ? cell_err_set(e, errno, "--cgroup-parent %s: %s",
-						      s->cgroup_parent, pdir)
-				       : cell_err_set(e, errno, "cgroup %s", pdir);
+			return cgparent != NULL ? cell_err_set(e, errno, "--cgroup-parent %s: %s",
+							       cgparent, pdir)
+						: cell_err_set(e, errno, "cgroup %s", pdir);
 		if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 			return cell_err_set(e, ENOMEM, "cgroup");
 		cg->dir[c] = dir;
+		if (from != NULL && (from[c] = cgroup_join(mnt, root, own)) == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup");
 	}
 	return 0;
 }
@@ -505,28 +510,31 @@ static int enable_v2(const char *pdir, unsigned int want, struct cell_err *e)
 	return 0;
 }
 
-static int plan_v2(struct cgroup *cg, const struct jail_spec *s, const char *leaf,
-		   struct cell_err *e)
+/* The same on v2: one directory, in cg->dir[0] (and FROM[0]). */
+static int plan_v2(struct cgroup *cg, const char *self, const char *cgparent, const char *leaf,
+		   char **from, struct cell_err *e)
 {
-	cleanup_free char *own_text = read_all("/proc/self/cgroup");
+	cleanup_free char *own_text = read_all(self);
 	cleanup_free char *own = NULL, *parent = NULL, *pdir = NULL;
 	char *dir;
 
 	if (own_text == NULL)
-		return cell_err_set(e, errno, "read /proc/self/cgroup");
+		return cell_err_set(e, errno, "read %s", self);
 	own = cgroup_parse_own(own_text, NULL);
 	if (own == NULL)
-		return cell_err_set(e, ENOENT, "cgroup: cell's own cgroup");
-	parent = parent_path(s, own);
+		return cell_err_set(e, ENOENT, "cgroup: the unified cgroup in %s", self);
+	parent = parent_path(cgparent, own);
 	pdir = parent ? cgroup_join(CGROUP_FS, "/", parent) : NULL;
 	if (pdir == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	if (access(pdir, F_OK) < 0)
-		return cell_err_set(e, errno, "--cgroup-parent %s: %s",
-				    s->cgroup_parent ? s->cgroup_parent : own, pdir);
+		return cell_err_set(e, errno, "--cgroup-parent %s: %s", cgparent ? cgparent : own,
+				    pdir);
 	if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	cg->dir[0] = dir;
+	if (from != NULL && (from[0] = cgroup_join(CGROUP_FS, "/", own)) == NULL)
+		return cell_err_set(e, ENOMEM, "cgroup");
 	return 0;
 }
 
@@ -607,7 +615,10 @@ int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_
 		cg->layout = CGROUP_NONE;
 		return -1;
 	}
-	ret = cg->layout == CGROUP_V2 ? plan_v2(cg, s, leaf, e) : plan_v1(cg, s, leaf, e);
+	ret = cg->layout == CGROUP_V2
+		      ? plan_v2(cg, "/proc/self/cgroup", s->cgroup_parent, leaf, NULL, e)
+		      : plan_v1(cg, "/proc/self/cgroup", wanted_ctrls(s), s->cgroup_parent, leaf,
+				NULL, e);
 	if (ret < 0)
 		cgroup_release(cg);
 	return ret;
@@ -725,6 +736,297 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 	return 0;
 }
 
+/* rmdir, waiting up to ~2 s while the kernel finishes emptying it: the
+ * last tasks of a jail leave their cgroup shortly after its pid 1 is
+ * reaped. */
+static int remove_dir(const char *dir)
+{
+	struct timespec t = {0, 1000000};
+
+	for (int i = 0; i < 40; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		nanosleep(&t, NULL);
+		if (t.tv_nsec < 64000000)
+			t.tv_nsec *= 2;
+	}
+	return -1;
+}
+
+/* --- cell set: cgroups a running jail did not start with ----------- */
+
+static unsigned int changed_ctrls(const struct jail_limits *old, const struct jail_limits *new)
+{
+	return (new->nrtask != old->nrtask ? 1U << CGROUP_PIDS : 0) |
+	       (new->memory != old->memory || new->swap != old->swap ? 1U << CGROUP_MEMORY : 0) |
+	       (new->cpus_milli != old->cpus_milli ? 1U << CGROUP_CPU : 0);
+}
+
+/* L with only the limits of the controllers CTRLS. */
+static struct jail_limits limits_of(const struct jail_limits *l, unsigned int ctrls)
+{
+	struct jail_limits out = *l;
+
+	if (!(ctrls & 1U << CGROUP_PIDS))
+		out.nrtask = -1;
+	if (!(ctrls & 1U << CGROUP_MEMORY))
+		out.memory = out.swap = -1;
+	if (!(ctrls & 1U << CGROUP_CPU))
+		out.cpus_milli = -1;
+	return out;
+}
+
+/* The directories a growth made: one per controller on v1, dir[0] on v2. */
+static bool grown_dir(const struct cgroup *cg, const struct cgroup_growth *g, int c)
+{
+	if (cg->layout == CGROUP_V2)
+		return c == 0 && g->made != 0;
+	return (g->made & 1U << c) != 0;
+}
+
+struct jail_limits cgroup_grown_limits(const struct cgroup_growth *g, const struct jail_limits *old,
+				       const struct jail_limits *new)
+{
+	unsigned int grown = g->made | g->enabled;
+	struct jail_limits out = *old;
+
+	if (grown & 1U << CGROUP_PIDS)
+		out.nrtask = new->nrtask;
+	if (grown & 1U << CGROUP_MEMORY) {
+		out.memory = new->memory;
+		out.swap = new->swap;
+	}
+	if (grown & 1U << CGROUP_CPU)
+		out.cpus_milli = new->cpus_milli;
+	return out;
+}
+
+void cgroup_growth_init(struct cgroup_growth *g)
+{
+	memset(g, 0, sizeof(*g));
+}
+
+void cgroup_growth_free(struct cgroup_growth *g)
+{
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		free(g->from[c]);
+	cgroup_growth_init(g);
+}
+
+int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
+		     const struct jail_limits *new, const char *cgparent, pid_t pid1,
+		     const char *state_root, const char *name, struct cgroup_growth *g,
+		     struct cell_err *e)
+{
+	char leaf[JAIL_NAME_MAX + 16], self[64];
+	unsigned int changed = changed_ctrls(old, new), want = 0;
+	enum cgroup_layout layout = cg->layout;
+	struct cgroup add;
+	int ret;
+
+	/* A directory recorded but missing is one a killed cell set named
+	 * and never made: planned again. */
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if ((changed & 1U << c) &&
+		    (ctrl_dir(cg, c) == NULL || access(ctrl_dir(cg, c), F_OK) < 0))
+			want |= 1U << c;
+	if (want == 0)
+		return 0;
+	if (layout == CGROUP_NONE && host_layout(&layout, e) < 0)
+		return -1;
+	if (layout == CGROUP_V2 && cg->dir[0] != NULL && access(cg->dir[0], F_OK) == 0) {
+		g->enabled = want; /* one tree: the controllers are enabled for it */
+		return 0;
+	}
+	if (leaf_name(state_root, name, leaf, sizeof(leaf)) < 0)
+		return cell_err_set(e, ENAMETOOLONG, "cgroup of %s", name);
+	/* Beneath the cgroups the jail's processes are in: where the cell
+	 * that started it ran, not where this one runs. */
+	snprintf(self, sizeof(self), "/proc/%d/cgroup", (int)pid1);
+	cgroup_init(&add);
+	add.layout = layout;
+	ret = layout == CGROUP_V2 ? plan_v2(&add, self, cgparent, leaf, g->from, e)
+				  : plan_v1(&add, self, want, cgparent, leaf, g->from, e);
+	if (ret < 0) {
+		cgroup_release(&add);
+		cgroup_growth_free(g);
+		return -1;
+	}
+	for (int c = 0; c < CGROUP_NCTRL; c++) {
+		if (add.dir[c] == NULL)
+			continue;
+		free(cg->dir[c]);
+		free(cg->opts[c]);
+		cg->dir[c] = add.dir[c];
+		cg->opts[c] = add.opts[c];
+		add.dir[c] = add.opts[c] = NULL;
+	}
+	cg->layout = layout;
+	g->made = want;
+	return 0;
+}
+
+int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
+		     struct cgroup_growth *g, struct cell_err *e)
+{
+	struct jail_limits only = limits_of(new, g->made | g->enabled);
+	cleanup_free char *pdir = NULL;
+	unsigned int made = 0;
+
+	if (g->enabled != 0) {
+		pdir = strdup(cg->dir[0]);
+		if (pdir == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup");
+		*strrchr(pdir, '/') = '\0';
+		return enable_v2(pdir, g->enabled, e) < 0 ? -1 : apply_v2(cg, &only, e);
+	}
+	if (cg->layout == CGROUP_V2) {
+		pdir = strdup(cg->dir[0]);
+		if (pdir == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup");
+		*strrchr(pdir, '/') = '\0';
+		if (enable_v2(pdir, g->made, e) < 0 || make_dir(cg->dir[0], e) < 0)
+			return -1;
+		made = g->made;
+	} else {
+		for (int c = 0; c < CGROUP_NCTRL; c++) {
+			if (!(g->made & 1U << c))
+				continue;
+			if (make_dir(cg->dir[c], e) < 0)
+				goto fail;
+			made |= 1U << c;
+		}
+	}
+	if ((cg->layout == CGROUP_V2 ? apply_v2(cg, &only, e) : apply_v1(cg, &only, e)) == 0)
+		return 0;
+fail:
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if ((cg->layout == CGROUP_V2 ? c == 0 && made : made & 1U << c))
+			rmdir(cg->dir[c]);
+	return -1;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids in DIR's cgroup.procs, sorted. */
+static int read_procs(const char *dir, pid_t **out, size_t *n, struct cell_err *e)
+{
+	cleanup_free char *path = NULL, *text = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (asprintf(&path, "%s/cgroup.procs", dir) < 0)
+		return cell_err_set(e, ENOMEM, "cgroup");
+	text = read_all(path);
+	if (text == NULL)
+		return cell_err_set(e, errno, "read %s", path);
+	for (char *p = text; *p != '\0';) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (*n == cap) {
+			pid_t *np = realloc(*out, (cap = cap * 2 + 16) * sizeof(pid_t));
+
+			if (np == NULL) {
+				free(*out);
+				*out = NULL;
+				return cell_err_set(e, ENOMEM, "read %s", path);
+			}
+			*out = np;
+		}
+		(*out)[(*n)++] = (pid_t)v;
+		p = end + (*end == '\n');
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(pid_t), cmp_pid);
+	return 0;
+}
+
+int cgroup_grow_adopt(const struct cgroup *cg, const struct cgroup_growth *g, const pid_t *pids,
+		      size_t n, struct cell_err *e)
+{
+	cleanup_free pid_t *in = NULL;
+	size_t nin = 0;
+	int first = -1, moved = 0;
+
+	for (int c = 0; c < CGROUP_NCTRL && first < 0; c++)
+		if (grown_dir(cg, g, c))
+			first = c;
+	if (first < 0)
+		return 0;
+	/* Each process goes into all of them at once: one is enough to
+	 * tell which are in. */
+	if (read_procs(cg->dir[first], &in, &nin, e) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char buf[16];
+		bool gone = false;
+
+		if (bsearch(&pids[i], in, nin, sizeof(pid_t), cmp_pid) != NULL)
+			continue;
+		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
+		for (int c = first; c < CGROUP_NCTRL && !gone; c++) {
+			if (!grown_dir(cg, g, c) ||
+			    write_text(cg->dir[c], "cgroup.procs", buf) == 0)
+				continue;
+			if (errno != ESRCH)
+				return cell_err_set(e, errno, "move pid %d into cgroup %s",
+						    (int)pids[i], cg->dir[c]);
+			gone = true; /* ended meanwhile, or a zombie: it forks no more */
+		}
+		if (!gone)
+			moved++;
+	}
+	return moved;
+}
+
+void cgroup_grow_undo(struct cgroup *cg, struct cgroup_growth *g)
+{
+	static const char *const unset[] = {"pids.max", "memory.max", "cpu.max"};
+	static const char *const unset_value[] = {"max", "max", "max 100000"};
+
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if (g->enabled & 1U << c)
+			write_text(cg->dir[0], unset[c], unset_value[c]);
+	for (int c = 0; c < CGROUP_NCTRL; c++) {
+		if (!grown_dir(cg, g, c))
+			continue;
+		/* Back to where they were, until none is left (one that
+		 * forks meanwhile has its child in here too). */
+		for (int walk = 0; walk < 64 && g->from[c] != NULL; walk++) {
+			cleanup_free pid_t *in = NULL;
+			size_t nin = 0;
+			struct cell_err ignored;
+
+			if (read_procs(cg->dir[c], &in, &nin, &ignored) < 0 || nin == 0)
+				break;
+			for (size_t i = 0; i < nin; i++) {
+				char buf[16];
+
+				snprintf(buf, sizeof(buf), "%d", (int)in[i]);
+				write_text(g->from[c], "cgroup.procs", buf);
+			}
+		}
+		remove_dir(cg->dir[c]);
+		free(cg->dir[c]);
+		free(cg->opts[c]);
+		cg->dir[c] = cg->opts[c] = NULL;
+	}
+	if (cg->dir[0] == NULL && cg->dir[1] == NULL && cg->dir[2] == NULL)
+		cg->layout = CGROUP_NONE;
+	g->made = g->enabled = 0;
+}
+
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e)
 {
 	char buf[16];
@@ -776,25 +1078,6 @@ int cgroup_mount_jail(const struct cgroup *cg, struct cell_err *e)
 }
 
 /* --- removal ------------------------------------------------------- */
-
-/* rmdir, waiting up to ~2 s while the kernel finishes emptying it: the
- * last tasks of a jail leave their cgroup shortly after its pid 1 is
- * reaped. */
-static int remove_dir(const char *dir)
-{
-	struct timespec t = {0, 1000000};
-
-	for (int i = 0; i < 40; i++) {
-		if (rmdir(dir) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -1;
-		nanosleep(&t, NULL);
-		if (t.tv_nsec < 64000000)
-			t.tv_nsec *= 2;
-	}
-	return -1;
-}
 
 int cgroup_destroy(struct cgroup *cg, struct cell_err *e)
 {

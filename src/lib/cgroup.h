@@ -6,8 +6,10 @@
  * controller under /sys/fs/cgroup/<ctrl>; a cgroup2 at
  * /sys/fs/cgroup/unified, if any, is left alone).  A jail gets cgroups
  * only when it asks for a limit that needs one (--nrtask, --memory,
- * --swap, --cpus) or names a --cgroup-parent; they are created beneath
- * the cgroup cell runs in (or the parent), named "cell-<jail name>"
+ * --swap, --cpus) or names a --cgroup-parent, or when `cell set` adds
+ * such a limit later; they are created beneath the cgroup cell runs in
+ * (or the parent; for `cell set`, the one the jail's pid 1 is in), named
+ * "cell-<jail name>"
  * ("cell-<hash of the state root>-<name>" under a non-default --root), and
  * removed when the jail ends.  cell never moves another process and
  * never removes a cgroup it did not create.
@@ -60,10 +62,50 @@ int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e
 
 /* `cell set`: writes the cgroup limits of NEW that differ from OLD (the
  * jail's current ones).  A limit whose controller the jail has no cgroup
- * of is an error, checked before anything is written; if a write fails,
- * the ones done are undone. */
+ * of (see cgroup_grow_plan()) is an error, checked before anything is
+ * written; if a write fails, the ones done are undone. */
 int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 		  const struct jail_limits *new, struct cell_err *e);
+
+/*
+ * `cell set` of a limit whose controller a running jail has no cgroup
+ * of, in three steps that can each be undone:
+ *
+ *   cgroup_grow_plan()   names the missing cgroups in cg, beneath the
+ *                        ones the jail's pid 1 is in (or --cgroup-parent
+ *                        CGPARENT), so they can be recorded first; on v2
+ *                        a jail that has a cgroup only needs the
+ *                        controllers enabled for it
+ *   cgroup_grow_make()   creates them and writes NEW's limits there
+ *   cgroup_grow_adopt()  moves the jail's processes PIDS in; returns how
+ *                        many were not in yet, so the caller walks the
+ *                        jail again until a walk moves none
+ *
+ * cgroup_grow_undo() moves the processes back and removes what was made.
+ * Memory already used stays charged where it was (neither v1 nor v2
+ * moves it); the jail's own /sys/fs/cgroup shows only the controllers it
+ * started with.
+ */
+struct cgroup_growth {
+	unsigned int made;	  /* controllers given new directories (1 << ctrl) */
+	unsigned int enabled;	  /* v2: controllers enabled in the jail's cgroup */
+	char *from[CGROUP_NCTRL]; /* where the processes were, per made directory */
+};
+void cgroup_growth_init(struct cgroup_growth *g);
+void cgroup_growth_free(struct cgroup_growth *g);
+int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
+		     const struct jail_limits *new, const char *cgparent, pid_t pid1,
+		     const char *state_root, const char *name, struct cgroup_growth *g,
+		     struct cell_err *e);
+int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
+		     struct cgroup_growth *g, struct cell_err *e);
+int cgroup_grow_adopt(const struct cgroup *cg, const struct cgroup_growth *g, const pid_t *pids,
+		      size_t n, struct cell_err *e);
+void cgroup_grow_undo(struct cgroup *cg, struct cgroup_growth *g);
+/* OLD with the limits of the controllers G grew taken from NEW: what the
+ * jail's cgroups hold once cgroup_grow_make() has written them. */
+struct jail_limits cgroup_grown_limits(const struct cgroup_growth *g, const struct jail_limits *old,
+				       const struct jail_limits *new);
 
 /* v1: moves PID (the jail's first process, still waiting) in.  v2 jails
  * are cloned straight into their cgroup and need nothing. */

@@ -369,6 +369,25 @@ static unsigned long long clone_flags(const struct jail_spec *s, const struct cg
 	return f;
 }
 
+/* cell set may have given the jail cgroups it did not start with: the
+ * record names every one to remove. */
+static void reload_cgroups(struct store_jail *j, struct cgroup *cg)
+{
+	json_t *st = store_jail_read(j);
+	struct cgroup now;
+	struct cell_err ignored;
+
+	if (st == NULL)
+		return;
+	if (cgroup_from_json(&now, json_object_get(st, "cgroup"), &ignored) == 0) {
+		cgroup_release(cg);
+		*cg = now;
+	} else {
+		cgroup_release(&now);
+	}
+	json_decref(st);
+}
+
 int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
 {
 	struct cgroup cg;
@@ -473,6 +492,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		 * and a jail of the same name may own them now. */
 		keep = true;
 		store_jail_close(&jail);
+	} else {
+		reload_cgroups(&jail, &cg);
 	}
 failed:
 	if (r.failed) {

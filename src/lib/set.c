@@ -4,10 +4,11 @@
  * The new values are parsed and checked first, and so is every process's
  * permission for its new rlimits (a hard limit lowered cannot be raised
  * back without CAP_SYS_RESOURCE, so that step cannot be undone: it comes
- * last, once it cannot fail).  Then: cgroup limits, the hostname and
- * domainname (one step, in the jail's UTS namespace), rlimits and nice
- * values, the record.  A failure undoes the steps before it, so that a
- * set changes everything it names or nothing.
+ * last, once it cannot fail).  Then: the cgroups of limits the jail did
+ * not start with (recorded, made, the jail's processes moved in), cgroup
+ * limits, the hostname and domainname (one step, in the jail's UTS
+ * namespace), rlimits and nice values, the record.  A failure undoes the
+ * steps before it, so that a set changes everything it names or nothing.
  */
 #include "set.h"
 
@@ -193,6 +194,48 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Undoes grow_cgroups(): the processes back, the cgroups removed, the
+ * record as it was. */
+static void ungrow_cgroups(struct jail *j, struct cgroup *cg, struct cgroup_growth *g)
+{
+	struct cell_err ignored;
+	bool made = g->made != 0;
+
+	cgroup_grow_undo(cg, g);
+	if (made)
+		store_jail_write(&j->dir, j->state, &ignored);
+}
+
+/* The most walks of the pid namespace update_all() and adopt_all() make. */
+#define SET_WALKS 64
+
+/*
+ * Moves every process of the jail into the cgroups G made, walking its
+ * pid namespace until a walk finds none outside: a process forked from
+ * one not yet moved starts outside, one forked from a moved one inside.
+ */
+static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, pid_t pid1,
+		     struct cell_err *e)
+{
+	if (g->made == 0)
+		return 0;
+	for (int walk = 0; walk < SET_WALKS; walk++) {
+		cleanup_free pid_t *pids = NULL;
+		size_t n = 0;
+		int moved;
+
+		if (jail_pids(pid1, &pids, &n, e) < 0)
+			return -1;
+		if (walk == 0)
+			test_hook("set:adopting");
+		moved = cgroup_grow_adopt(cg, g, pids, n, e);
+		if (moved <= 0)
+			return moved;
+	}
+	return cell_err_set(e, EAGAIN,
+			    "the jail forks new processes faster than they can be moved");
+}
+
 static int update_pid(pid_t pid, const struct jail_spec *old, const struct jail_spec *want,
 		      bool nice_changed, struct cell_err *e)
 {
@@ -204,9 +247,6 @@ static int update_pid(pid_t pid, const struct jail_spec *old, const struct jail_
 		return -1;
 	return 0;
 }
-
-/* The most walks of the pid namespace update_all() makes. */
-#define SET_WALKS 64
 
 /*
  * Applies the new rlimits and nice value to *PIDS, then walks the jail's
@@ -253,12 +293,48 @@ static int update_all(pid_t pid1, pid_t **pids, size_t *npids, const struct jail
 			    "the jail forks new processes faster than they can be changed");
 }
 
+/*
+ * The cgroups of limits the jail did not start with: named and recorded
+ * before they exist (a cell killed from here on leaves a record naming
+ * what to remove when the jail ends), made, and the jail moved in.
+ */
+static int grow_cgroups(struct jail *j, const char *state_root, const char *name, struct cgroup *cg,
+			const struct jail_limits *old, const struct jail_limits *want,
+			struct cgroup_growth *g, struct cell_err *e)
+{
+	const char *cgparent = json_string_value(json_object_get(j->state, "cgroup_parent"));
+	json_t *rec;
+
+	if (cgroup_grow_plan(cg, old, want, cgparent, j->pid, state_root, name, g, e) < 0)
+		return -1;
+	if (g->made == 0)
+		return g->enabled == 0 ? 0 : cgroup_grow_make(cg, want, g, e);
+	rec = json_deep_copy(j->state);
+	if (rec == NULL || json_object_set_new(rec, "cgroup", cgroup_to_json(cg)) < 0) {
+		cell_err_set(e, ENOMEM, "record the cgroups");
+		goto fail;
+	}
+	if (store_jail_write(&j->dir, rec, e) < 0)
+		goto fail;
+	test_hook("set:recorded");
+	if (cgroup_grow_make(cg, want, g, e) < 0 || adopt_all(cg, g, j->pid, e) < 0)
+		goto fail;
+	json_decref(rec);
+	return 0;
+fail:
+	json_decref(rec);
+	ungrow_cgroups(j, cg, g);
+	return -1;
+}
+
 int jail_set(const char *state_root, const char *name, char *const *params, size_t n,
 	     struct cell_err *e)
 {
 	struct jail_spec old, want;
 	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
 	struct cgroup cg;
+	struct cgroup_growth growth;
+	struct jail_limits base;
 	size_t npids = 0;
 	pid_t *pids = NULL;
 	cleanup_free char *host = NULL, *domain = NULL;
@@ -269,6 +345,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 	spec_init(&old);
 	spec_init(&want);
 	cgroup_init(&cg);
+	cgroup_growth_init(&growth);
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		return -1;
 	if (jail_open_existing(rootfd, name, &j, e) < 0)
@@ -349,12 +426,21 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 			}
 	}
 	/* The steps that can be undone first. */
-	if (cgroup_update(&cg, &old.limits, &want.limits, e) < 0) {
+	if (grow_cgroups(&j, state_root, name, &cg, &old.limits, &want.limits, &growth, e) < 0) {
 		cell_err_prefix(e, "nothing changed");
 		goto out;
 	}
-	if ((host != NULL || domain != NULL) && set_uts(j.pidfd, host, domain, e) < 0) {
-		cgroup_update(&cg, &want.limits, &old.limits, &ignored);
+	/* The new cgroups have their limits: only the others change now. */
+	base = cgroup_grown_limits(&growth, &old.limits, &want.limits);
+	if (cgroup_update(&cg, &base, &want.limits, e) < 0) {
+		ungrow_cgroups(&j, &cg, &growth);
+		cell_err_prefix(e, "nothing changed");
+		goto out;
+	}
+	if ((test_fail("set:uts") && cell_err_set(e, EIO, "set the hostname (test failure)")) ||
+	    ((host != NULL || domain != NULL) && set_uts(j.pidfd, host, domain, e) < 0)) {
+		cgroup_update(&cg, &want.limits, &base, &ignored);
+		ungrow_cgroups(&j, &cg, &growth);
 		cell_err_prefix(e, "nothing changed");
 		goto out;
 	}
@@ -363,11 +449,14 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 		goto out;
 	}
 	record_new(j.state, &want, host, domain);
+	if (growth.made != 0)
+		json_object_set_new(j.state, "cgroup", cgroup_to_json(&cg));
 	if (store_jail_write(&j.dir, j.state, e) < 0)
 		goto out;
 	ret = 0;
 out:
 	free(pids);
+	cgroup_growth_free(&growth);
 	cgroup_release(&cg);
 	spec_free(&old);
 	spec_free(&want);

@@ -783,10 +783,10 @@ crash_foreground() {
 	wait_no_marker
 }
 
-@test "set reaches a process the jail forked after set listed its processes" {
-	needs_hooks
-	# pid 1 forks a sleeper (carrying the marker) when /work/fork appears.
-	cell run -d --name "$JAIL" --nofile 200 --bind "$WORK:/work" -- sh -c '
+# run_forker FLAGS...: a detached jail whose pid 1 ($pid1) forks a
+# sleeper carrying the marker each time /work/fork appears.
+run_forker() {
+	cell run -d --name "$JAIL" "$@" --bind "$WORK:/work" -- sh -c '
 touch /work/ready
 while :; do
 	if [ -e /work/fork ]; then
@@ -798,18 +798,58 @@ while :; do
 done' "$MARK" >/dev/null
 	wait_for "$WORK/ready"
 	pid1=$(record .pid)
-	pause_at set:listed set "$JAIL" nofile=100
+}
+
+# fork_sleeper: while a cell waits at a pause point ($HOOK_PID), makes
+# run_forker's jail fork ($sleeper), then lets the cell go on.
+fork_sleeper() {
 	touch "$WORK/fork"
 	wait_for "$WORK/forked"
 	sleeper=$(marker_pids | grep -vx "$pid1")
 	[ -n "$sleeper" ]
 	kill -USR1 "$HOOK_PID"
 	wait "$HOOK_PID"
+}
+
+@test "set reaches a process the jail forked after set listed its processes" {
+	needs_hooks
+	# pid 1 forks a sleeper (carrying the marker) when /work/fork appears.
+	run_forker --nofile 200
+	pause_at set:listed set "$JAIL" nofile=100
+	fork_sleeper
 	limit() {
 		awk 'index($0, "Max open files") == 1 { print $(NF-2) }' "/proc/$1/limits"
 	}
 	[ "$(limit "$pid1")" = 100 ]
 	[ "$(limit "$sleeper")" = 100 ]
+}
+
+@test "set moves into a new cgroup a process the jail forked after set listed its processes" {
+	needs_hooks
+	run_forker
+	[ "$(record .cgroup)" = null ]
+	pause_at set:adopting set "$JAIL" nrtask=30
+	fork_sleeper
+	dir=$(record .cgroup.pids)
+	[ "$(cat "$dir/pids.max")" = 30 ]
+	grep -qx "$pid1" "$dir/cgroup.procs"
+	grep -qx "$sleeper" "$dir/cgroup.procs"
+}
+
+@test "set killed after recording a new cgroup leaves the jail running, and set again works" {
+	needs_hooks
+	JAIL_CMD=(sh -c 'sleep "$0" & exec sleep "$0"' "$MARK")
+	cell run -d --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
+	wait_sleeps
+	crash_at set:recorded set "$JAIL" nrtask=30
+	check_listed running
+	# Recorded, never made: the next set makes it and moves the jail in.
+	dir=$(record .cgroup.pids)
+	[ ! -e "$dir" ]
+	run cell set "$JAIL" nrtask=30
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dir/pids.max")" = 30 ]
+	[ "$(sort -n "$dir/cgroup.procs" | tr '\n' ' ')" = "$(marker_pids | sort -n | tr '\n' ' ')" ]
 }
 
 @test "a failure after the command ran is one line, and the command's status stays" {

@@ -137,11 +137,84 @@ dom.example" ]
 	[ "$(cg_file pids pids.max)" = 20 ]
 }
 
-@test "a limit that cannot be applied changes nothing: no cgroup of its controller" {
+# jail_procs PID1: the host pids of the processes in PID1's pid
+# namespace, sorted.
+jail_procs() {
+	local ns p
+	ns=$(readlink "/proc/$1/ns/pid")
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+	done | sort -n
+}
+
+@test "set of a limit the jail started without gives it that cgroup, every process in" {
+	NAME=web
+	cell run -d --name web -- sh -c 'sleep 100 & sleep 100 & exec sleep 100' >/dev/null
+	PID1=$(jq -r .pid "$STATE/web/state.json")
+	for _ in $(seq 50); do [ "$(jail_procs "$PID1" | wc -l)" -eq 3 ] && break; sleep 0.1; done
+	[ "$(jq -r .cgroup "$STATE/web/state.json")" = null ]
+	run cell set web nrtask=30 memory=64M cpus=0.5
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(cg_file pids pids.max)" = 30 ]
+	[ "$(cg_file memory memory.limit_in_bytes)" = $((64 << 20)) ]
+	[ "$(cg_file cpu cpu.cfs_quota_us)" = 50000 ]
+	# Each cgroup holds all three processes, and nothing else.
+	for ctrl in pids memory cpu; do
+		[ "$(sort -n "$(jq -r ".cgroup.$ctrl" "$STATE/web/state.json")/cgroup.procs")" = "$(jail_procs "$PID1")" ]
+	done
+	run cell ls -n -o nrtask,memory,cpus
+	[ "$output" = "nrtask=30 memory=64M cpus=0.5" ]
+	# The limit holds: 40 more processes do not fit in 30.
+	run cell exec web sh -c 'for i in $(seq 40); do sleep 5 & done'
+	[ "$status" -ne 0 ]
+	[ "$(cg_file pids pids.current)" -le 30 ]
+}
+
+@test "the cgroups set gave a jail are removed with it" {
+	NAME=web
+	start web
+	cell set web nrtask=30 memory=64M
+	dirs=$(jq -r '.cgroup.pids, .cgroup.memory' "$STATE/web/state.json")
+	for d in $dirs; do [ -d "$d" ]; done
+	cell rm -f web
+	for d in $dirs; do [ ! -e "$d" ]; done
+}
+
+@test "a foreground jail's cell removes the cgroups set gave the jail" {
+	cell_bg "$WORK/out" --name fg --bind "$WORK:/srv" -- \
+		sh -c 'touch /srv/ready; while [ ! -e /srv/end ]; do sleep 0.05; done'
+	wait_for "$WORK/ready"
+	cell set fg nrtask=30
+	dir=$(jq -r .cgroup.pids "$STATE/fg/state.json")
+	[ -d "$dir" ]
+	touch "$WORK/end"
+	wait_exit "$BG_PID"
+	[ ! -e "$dir" ]
+	[ ! -e "$STATE/fg" ]
+}
+
+@test "a set that fails after giving the jail a cgroup moves it back and removes the cgroup" {
+	[ -x "${CELL_HOOKS:-}" ] || skip "needs the test-hooks build (CELL_HOOKS)"
 	start web --hostname keep
+	before=$(grep memory "/proc/$PID1/cgroup")
+	run env CELL_TEST_FAIL=set:uts "$CELL_HOOKS" --root "$STATE" set web hostname=changed memory=64M
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: nothing changed: set the hostname (test failure): Input/output error" ]
+	[ "$(grep memory "/proc/$PID1/cgroup")" = "$before" ]
+	[ "$(jq -r '.cgroup, .limits.memory' "$STATE/web/state.json")" = "null
+null" ]
+	[ -z "$(find /sys/fs/cgroup/memory -type d -name "cell-*-web" 2>/dev/null)" ]
+	[ "$(cell exec web hostname)" = keep ]
+}
+
+@test "a limit that cannot be applied changes nothing: no such cgroup parent" {
+	start web --hostname keep
+	jq '.cgroup_parent = "/cell-no-such-parent"' "$STATE/web/state.json" >"$WORK/st"
+	cp "$WORK/st" "$STATE/web/state.json"
 	run cell set web hostname=changed memory=64M
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: set: nothing changed: memory: the jail has no memory cgroup (it was started without --memory)" ]
+	[[ "$output" == "cell: set: nothing changed: --cgroup-parent /cell-no-such-parent: "*": No such file or directory" ]]
 	[ "$(cell exec web hostname)" = keep ]
 	[ "$(jq -r .limits.memory "$STATE/web/state.json")" = null ]
 }

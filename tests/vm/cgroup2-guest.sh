@@ -164,6 +164,38 @@ $CELL rm y 2>/tmp/err
 rc=$?
 check "(j) rm y: no state left" [ "$rc" = 0 -a ! -e /run/cell-test/y ]
 
+# (k) set gives a jail started without limits a cgroup, every process
+# moved in; stop and rm remove it
+$CELL run -d --name z -- sh -c 'sleep 100 & wait' </dev/null >/dev/null 2>/tmp/err
+rc=$?
+check "(k) run -d z without limits: status 0, no cgroup of its own" \
+	[ "$rc" = 0 -a -z "$(ls -d $CG/cell-*-z 2>/dev/null)" ]
+$CELL set z nrtask=7 memory=32M </dev/null 2>/tmp/err
+rc=$?
+zcg=$(ls -d $CG/cell-*-z 2>/dev/null)
+out="$(cat "$zcg/pids.max" 2>/dev/null) $(cat "$zcg/memory.max" 2>/dev/null)"
+check "(k) set z nrtask=7 memory=32M: a new cgroup with pids.max and memory.max" \
+	[ "$rc" = 0 -a -n "$zcg" -a "$out" = "7 33554432" ]
+out=$(wc -l <"$zcg/cgroup.procs" 2>/dev/null | tr -d ' ')
+check "(k) both of z's processes (sh and sleep) are in it" [ "$out" = 2 ]
+$CELL stop -t 0 z 2>/tmp/err && $CELL rm z 2>/tmp/err
+rc=$?
+check "(k) stop and rm z: its new cgroup removed, no state left" \
+	[ "$rc" = 0 -a ! -d "$zcg" -a ! -e /run/cell-test/z ]
+
+# (l) set of a limit a v2 jail's cgroup has no value for yet: the same
+# cgroup, the controller's file written
+$CELL run -d --name w --nrtask 5 -- sleep 100 </dev/null >/dev/null 2>/tmp/err
+wcg=$(ls -d $CG/cell-*-w 2>/dev/null)
+$CELL set w cpus=0.5 </dev/null 2>/tmp/err
+rc=$?
+out="$(ls -d $CG/cell-*-w 2>/dev/null) $(cat "$wcg/cpu.max" 2>/dev/null)"
+check "(l) set w cpus=0.5 (started with --nrtask 5 only): cpu.max in its cgroup" \
+	[ "$rc" = 0 -a -n "$wcg" -a "$out" = "$wcg 50000 100000" ]
+$CELL rm -f w 2>/tmp/err
+rc=$?
+check "(l) rm -f w: its cgroup removed" [ "$rc" = 0 -a ! -d "$wcg" ]
+
 # (f) every jail's cgroup was removed when it ended
 if [ -z "$leftover" ]; then
 	ok "(f) no cell-* cgroup left under $CG after any jail"
