@@ -778,12 +778,21 @@ static struct jail_limits limits_of(const struct jail_limits *l, unsigned int ct
 	return out;
 }
 
-/* The directories a growth made: one per controller on v1, dir[0] on v2. */
-static bool grown_dir(const struct cgroup *cg, const struct cgroup_growth *g, int c)
+/* Whether dir[C] is one of the directories of controllers CTRLS: one
+ * per controller on v1, dir[0] for all on v2. */
+static bool dir_of(const struct cgroup *cg, unsigned int ctrls, int c)
 {
 	if (cg->layout == CGROUP_V2)
-		return c == 0 && g->made != 0;
-	return (g->made & 1U << c) != 0;
+		return c == 0 && ctrls != 0;
+	return (ctrls & 1U << c) != 0;
+}
+
+/* Controllers whose limits L sets. */
+static unsigned int set_ctrls(const struct jail_limits *l)
+{
+	struct jail_limits none = limits_of(l, 0);
+
+	return changed_ctrls(&none, l);
 }
 
 struct jail_limits cgroup_grown_limits(const struct cgroup_growth *g, const struct jail_limits *old,
@@ -828,10 +837,14 @@ int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
 
 	/* A directory recorded but missing is one a killed cell set named
 	 * and never made: planned again. */
-	for (int c = 0; c < CGROUP_NCTRL; c++)
-		if ((changed & 1U << c) &&
-		    (ctrl_dir(cg, c) == NULL || access(ctrl_dir(cg, c), F_OK) < 0))
+	for (int c = 0; c < CGROUP_NCTRL; c++) {
+		if (!(changed & 1U << c))
+			continue;
+		if (ctrl_dir(cg, c) == NULL || access(ctrl_dir(cg, c), F_OK) < 0)
 			want |= 1U << c;
+		else if (!(set_ctrls(old) & 1U << c))
+			g->resumed |= 1U << c; /* made by a set killed before its end */
+	}
 	if (want == 0)
 		return 0;
 	if (layout == CGROUP_NONE && host_layout(&layout, e) < 0)
@@ -960,7 +973,7 @@ int cgroup_grow_adopt(const struct cgroup *cg, const struct cgroup_growth *g, co
 	int first = -1, moved = 0;
 
 	for (int c = 0; c < CGROUP_NCTRL && first < 0; c++)
-		if (grown_dir(cg, g, c))
+		if (dir_of(cg, g->made | g->resumed, c))
 			first = c;
 	if (first < 0)
 		return 0;
@@ -976,7 +989,7 @@ int cgroup_grow_adopt(const struct cgroup *cg, const struct cgroup_growth *g, co
 			continue;
 		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
 		for (int c = first; c < CGROUP_NCTRL && !gone; c++) {
-			if (!grown_dir(cg, g, c) ||
+			if (!dir_of(cg, g->made | g->resumed, c) ||
 			    write_text(cg->dir[c], "cgroup.procs", buf) == 0)
 				continue;
 			if (errno != ESRCH)
@@ -999,7 +1012,7 @@ void cgroup_grow_undo(struct cgroup *cg, struct cgroup_growth *g)
 		if (g->enabled & 1U << c)
 			write_text(cg->dir[0], unset[c], unset_value[c]);
 	for (int c = 0; c < CGROUP_NCTRL; c++) {
-		if (!grown_dir(cg, g, c))
+		if (!dir_of(cg, g->made, c))
 			continue;
 		/* Back to where they were, until none is left (one that
 		 * forks meanwhile has its child in here too). */

@@ -81,7 +81,12 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
  *                        many were not in yet, so the caller walks the
  *                        jail again until a walk moves none
  *
- * cgroup_grow_undo() moves the processes back and removes what was made.
+ * A directory the jail's record names, of a limit the record does not
+ * set, is one a set killed before its end made: cgroup_grow_plan() marks
+ * it resumed, and cgroup_grow_adopt() moves the jail in there too.
+ *
+ * cgroup_grow_undo() moves the processes back and removes what was made
+ * (a resumed directory stays).
  * Memory already used stays charged where it was (neither v1 nor v2
  * moves it); the jail's own /sys/fs/cgroup shows only the controllers it
  * started with.
@@ -89,6 +94,7 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 struct cgroup_growth {
 	unsigned int made;	  /* controllers given new directories (1 << ctrl) */
 	unsigned int enabled;	  /* v2: controllers enabled in the jail's cgroup */
+	unsigned int resumed;	  /* directories a killed set made, moved into again */
 	char *from[CGROUP_NCTRL]; /* where the processes were, per made directory */
 };
 void cgroup_growth_init(struct cgroup_growth *g);

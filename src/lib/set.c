@@ -217,7 +217,7 @@ static void ungrow_cgroups(struct jail *j, struct cgroup *cg, struct cgroup_grow
 static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, pid_t pid1,
 		     struct cell_err *e)
 {
-	if (g->made == 0)
+	if ((g->made | g->resumed) == 0)
 		return 0;
 	for (int walk = 0; walk < SET_WALKS; walk++) {
 		cleanup_free pid_t *pids = NULL;
@@ -307,8 +307,14 @@ static int grow_cgroups(struct jail *j, const char *state_root, const char *name
 
 	if (cgroup_grow_plan(cg, old, want, cgparent, j->pid, state_root, name, g, e) < 0)
 		return -1;
-	if (g->made == 0)
-		return g->enabled == 0 ? 0 : cgroup_grow_make(cg, want, g, e);
+	if (g->made == 0) {
+		if ((g->enabled != 0 && cgroup_grow_make(cg, want, g, e) < 0) ||
+		    adopt_all(cg, g, j->pid, e) < 0) {
+			ungrow_cgroups(j, cg, g);
+			return -1;
+		}
+		return 0;
+	}
 	rec = json_deep_copy(j->state);
 	if (rec == NULL || json_object_set_new(rec, "cgroup", cgroup_to_json(cg)) < 0) {
 		cell_err_set(e, ENOMEM, "record the cgroups");

@@ -852,6 +852,28 @@ fork_sleeper() {
 	[ "$(sort -n "$dir/cgroup.procs" | tr '\n' ' ')" = "$(marker_pids | sort -n | tr '\n' ' ')" ]
 }
 
+@test "set killed while moving the jail into a new cgroup leaves the rest to the next set" {
+	needs_hooks
+	JAIL_CMD=(sh -c 'sleep "$0" & exec sleep "$0"' "$MARK")
+	cell run -d --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
+	wait_sleeps
+	# Killed after listing the jail, before moving any of it: the cgroup
+	# is made and recorded, empty, its limit not in the record.
+	crash_at set:adopting set "$JAIL" nrtask=30
+	check_listed running
+	dir=$(record .cgroup.pids)
+	[ -d "$dir" ]
+	[ -z "$(cat "$dir/cgroup.procs")" ]
+	[ "$(record .limits.nrtask)" = null ]
+	run cell set "$JAIL" nrtask=30
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dir/pids.max")" = 30 ]
+	[ "$(sort -n "$dir/cgroup.procs" | tr '\n' ' ')" = "$(marker_pids | sort -n | tr '\n' ' ')" ]
+	run cell rm -f "$JAIL"
+	[ "$status" -eq 0 ]
+	[ ! -e "$dir" ]
+}
+
 @test "a failure after the command ran is one line, and the command's status stays" {
 	needs_hooks
 	CELL_TEST_FAIL=run:cleanup run "$CELL_HOOKS" --root "$STATE" run --name "$JAIL" -- \
