@@ -331,8 +331,12 @@ int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cel
 	int ret = 0;
 
 	*out = NULL;
-	if (pid <= 0 || ns_inode(pid, "pid", &want) < 0)
-		return cell_err_set(e, pid <= 0 ? EINVAL : errno, "pid %d", (int)pid);
+	if (pid <= 0)
+		return cell_err_set(e, 0, "pid %d: expected a pid >= 1", (int)pid);
+	if (ns_inode(pid, "pid", &want) < 0)
+		return errno == ENOENT
+			       ? cell_err_set(e, 0, "pid %d: no such process", (int)pid)
+			       : cell_err_set(e, errno, "pid %d: its pid namespace", (int)pid);
 	rootfd = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return errno == ENOENT ? 0 : cell_err_set(e, errno, "state root %s", state_root);

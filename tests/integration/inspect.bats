@@ -143,9 +143,10 @@ time.sleep(60)' >/dev/null
 	[ "$output" = "cell: inspect: nosuch: no such jail" ]
 	run cell inspect --pid 0
 	[ "$status" -eq 125 ]
+	[ "$output" = "cell: inspect: --pid 0: expected a process id" ]
 	run cell inspect --pid 2147483647
 	[ "$status" -eq 125 ]
-	[[ "$output" == "cell: inspect: pid 2147483647: No such file or directory" ]]
+	[ "$output" = "cell: inspect: pid 2147483647: no such process" ]
 	run cell inspect
 	[ "$status" -eq 125 ]
 	run cell inspect --bogus x
