@@ -10,7 +10,8 @@
  * clone3(CLONE_PIDFD,
  *        v2: CLONE_INTO_CGROUP)       ->  wait for "go"
  * v1: move the pid into the cgroups  ->  setns(pidfd, mount, UTS, IPC,
- *                                           net, cgroup): the jail's root
+ *                                           net, cgroup, and user if it
+ *                                           has one): the jail's root
  *                                         pty of the jail's devpts, sent
  *                                         back
  *                                         the jail's policy (caps, seccomp,
@@ -54,6 +55,7 @@ struct exec_child {
 	const struct jail_spec *spec;
 	const struct policy *policy;
 	int jail_pidfd;
+	int join_user; /* CLONE_NEWUSER if the jail has a user namespace of its own */
 	int sock;
 	sigset_t parent; /* the signal mask to restore before execve */
 	mode_t umask;
@@ -62,7 +64,8 @@ struct exec_child {
 static noreturn void exec_child(const struct exec_child *c)
 {
 	const struct jail_spec *s = c->spec;
-	int ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWCGROUP;
+	int ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWCGROUP |
+		 c->join_user;
 	int master = -1, slave = -1;
 	struct cell_err e;
 	char go;
@@ -122,6 +125,22 @@ static noreturn void exec_child(const struct exec_child *c)
 	channel_fail(c->sock, &e);
 }
 
+/* CLONE_NEWUSER when pid 1 of jail J is in a user namespace that is not
+ * ours (--allow set_hostname gives it one), else 0; -1 on an error.  Read
+ * through /proc, so checked against the pidfd afterwards: still alive,
+ * the pid was not reused in between. */
+static int userns_to_join(const struct jail *j, struct cell_err *e)
+{
+	char path[64];
+	struct stat own, jail;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)j->pid);
+	if (stat("/proc/self/ns/user", &own) < 0 || stat(path, &jail) < 0 ||
+	    syscall(SYS_pidfd_send_signal, j->pidfd, 0, NULL, 0) < 0)
+		return cell_err_set(e, errno, "jail %s: its user namespace", j->dir.name);
+	return own.st_ino == jail.st_ino && own.st_dev == jail.st_dev ? 0 : CLONE_NEWUSER;
+}
+
 /* The jail's cgroup directory on v2, for CLONE_INTO_CGROUP; -1 else. */
 static int v2_cgroup_fd(const struct cgroup *cg, struct cell_err *e)
 {
@@ -161,6 +180,9 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 		goto out;
 	policy_for_exec(s, &policy);
 	c.policy = &policy;
+	c.join_user = userns_to_join(&j, e);
+	if (c.join_user < 0)
+		goto out;
 	cgfd = v2_cgroup_fd(&cg, e);
 	if (cgfd == -1)
 		goto out;

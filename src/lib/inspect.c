@@ -30,7 +30,7 @@
 #include "proc.h"
 #include "store.h"
 
-static const char *const ns_names[] = {"uts", "ipc", "pid", "mnt", "net", "cgroup"};
+static const char *const ns_names[] = {"user", "uts", "ipc", "pid", "mnt", "net", "cgroup"};
 
 static int ns_inode(pid_t pid, const char *ns, unsigned long long *ino)
 {
@@ -252,7 +252,8 @@ static json_t *policy_of(const json_t *state)
 			snprintf(text, sizeof(text),
 				 "not applicable: --rootfs holds no host files");
 		else if (allowed)
-			snprintf(text, sizeof(text), "allowed");
+			snprintf(text, sizeof(text), "allowed%s%s", r->relaxed != NULL ? ": " : "",
+				 r->relaxed != NULL ? r->relaxed : "");
 		else
 			snprintf(text, sizeof(text), "enforced: %s%s", r->mechanisms,
 				 !scopes && strstr(r->mechanisms, "Landlock") != NULL

@@ -20,6 +20,9 @@
  *                                       its cgroups at /sys/fs/cgroup
  *                                       pty, sent back       (tty.c)
  *                                       hostname, loopback   (uts.c, ns.c)
+ *                                       [--allow set_hostname: a user
+ *                                        namespace owning new UTS and
+ *                                        net namespaces]     (ns.c)
  *                                       policy               (policy.c)
  *                                       [--init: fork; pid 1 execs
  *                                        cell-init]          (init.c)
@@ -143,6 +146,16 @@ static int detach_stdio(const struct child_ctx *c, struct cell_err *e)
 	return 0;
 }
 
+/* `--allow set_hostname` under the policy: the jail is root of a user
+ * namespace of its own, which owns its UTS and network namespaces and
+ * nothing else, so that the CAP_SYS_ADMIN it keeps for sethostname(2)
+ * is worth nothing against the host's mounts, files and kernel.  Made
+ * after the root is built (that needs the host's user namespace). */
+static bool own_userns(const struct child_ctx *c)
+{
+	return c->policy.on && (c->spec->allow & JAIL_ALLOW_SET_HOSTNAME);
+}
+
 static noreturn void child_main(const struct child_ctx *c)
 {
 	const struct jail_spec *s = c->spec;
@@ -187,11 +200,19 @@ static noreturn void child_main(const struct child_ctx *c)
 	}
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
-	if (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0)
+	if (s->net == JAIL_NET_NONE && !own_userns(c) && ns_loopback_up(&e) < 0)
 		child_fail(c, &e);
 	child_wait_go(c, &e);
 	if (cgroup_mount_jail(c->cgroup, &e) < 0)
 		child_fail(c, &e);
+	if (own_userns(c)) {
+		if (ns_own_userns(s->net == JAIL_NET_NONE, &e) < 0 ||
+		    (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0))
+			child_fail(c, &e);
+		/* The parent-death signal stays armed: to the kernel the
+		 * new credentials are a subset of the old (tested). */
+		test_hook("run:userns");
+	}
 	/* The policy binds --init's reaper too: it is a process of the jail. */
 	if (policy_apply(s, &c->policy, &e) < 0)
 		child_fail(c, &e);

@@ -10,14 +10,20 @@
 #include "ns.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <net/if.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 unsigned long long ns_clone_flags(const struct jail_spec *s)
@@ -66,4 +72,73 @@ int ns_loopback_up(struct cell_err *e)
 	}
 	close(fd);
 	return ret;
+}
+
+/* Maps every uid or gid of PID's user namespace to itself. */
+static int write_identity_map(pid_t pid, const char *map)
+{
+	static const char identity[] = "0 0 4294967295\n";
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, map);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, identity, sizeof(identity) - 1) != (ssize_t)(sizeof(identity) - 1))
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+/* The helper: still privileged in the host's user namespace, it writes
+ * the maps of JAIL's new one once JAIL says it has it.  Its exit status
+ * is 0 or the errno that stopped it. */
+static noreturn void map_helper(pid_t jail, int ready)
+{
+	char c;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		_exit(errno);
+	if (read(ready, &c, 1) != 1)
+		_exit(EPIPE);
+	if (write_identity_map(jail, "uid_map") < 0 || write_identity_map(jail, "gid_map") < 0)
+		_exit(errno != 0 ? errno : EIO);
+	_exit(0);
+}
+
+int ns_own_userns(bool net, struct cell_err *e)
+{
+	int flags = CLONE_NEWUSER | CLONE_NEWUTS | (net ? CLONE_NEWNET : 0);
+	pid_t self = getpid(), helper;
+	int ready[2], status, err = 0;
+
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return cell_err_set(e, errno, "user namespace: pipe");
+	helper = fork();
+	if (helper < 0) {
+		err = errno;
+		close(ready[0]);
+		close(ready[1]);
+		return cell_err_set(e, err, "user namespace: fork");
+	}
+	if (helper == 0) {
+		close(ready[1]);
+		map_helper(self, ready[0]);
+	}
+	close(ready[0]);
+	if (unshare(flags) < 0)
+		err = errno;
+	else if (write(ready[1], "m", 1) != 1)
+		err = errno;
+	close(ready[1]); /* on an error, the helper reads EOF and ends */
+	while (waitpid(helper, &status, 0) < 0)
+		if (errno != EINTR)
+			return cell_err_set(e, errno, "user namespace: wait");
+	if (err != 0)
+		return cell_err_set(e, err, "unshare a user namespace");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return cell_err_set(e, WIFEXITED(status) ? WEXITSTATUS(status) : EIO,
+				    "map the uids and gids of the jail's user namespace");
+	return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef CELL_NS_H
 #define CELL_NS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -19,5 +20,13 @@ pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd);
 
 /* In a new network namespace: brings the loopback interface up. */
 int ns_loopback_up(struct cell_err *e);
+
+/* Moves the calling process into a user namespace of its own that maps
+ * every uid and gid to itself and owns a new UTS namespace (a copy of
+ * the current one) and, if NET, a new network namespace: what the jail
+ * is root of is then only those.  `--allow set_hostname` uses it, so
+ * that the CAP_SYS_ADMIN sethostname(2) asks for reaches nothing the
+ * host's user namespace owns (mounts, files' trusted.* xattrs, ...). */
+int ns_own_userns(bool net, struct cell_err *e);
 
 #endif

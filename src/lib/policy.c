@@ -20,36 +20,46 @@
 
 const struct policy_rule policy_rules[] = {
 	{"mount", "mount", 0,
-	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped"},
+	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped, or with set_hostname held only in the jail's own user namespace",
+	 NULL},
 	{"reboot", "swap, reboot, kexec", 0,
-	 "seccomp (swapon, swapoff, reboot, kexec_load, kexec_file_load); CAP_SYS_BOOT dropped"},
-	{"signal", "signal outside the jail", 0, "pid namespace; Landlock signal scope"},
-	{"ptrace", "ptrace outside the jail", 0, "pid namespace; CAP_SYS_PTRACE dropped"},
+	 "seccomp (swapon, swapoff, reboot, kexec_load, kexec_file_load); CAP_SYS_BOOT dropped",
+	 NULL},
+	{"signal", "signal outside the jail", 0, "pid namespace; Landlock signal scope", NULL},
+	{"ptrace", "ptrace outside the jail", 0, "pid namespace; CAP_SYS_PTRACE dropped", NULL},
 	{"mknod", "mknod but fifos", 0,
-	 "CAP_MKNOD dropped; root mounted nodev; /dev holds only null zero full random urandom tty"},
+	 "CAP_MKNOD dropped; root mounted nodev; /dev holds only null zero full random urandom tty",
+	 NULL},
 	{"priority", "raise priority or scheduling class", 0,
-	 "CAP_SYS_NICE dropped; RLIMIT_NICE at the start value; RLIMIT_RTPRIO 0; seccomp (realtime I/O class)"},
-	{"rlimit", "raise an rlimit", 0, "CAP_SYS_RESOURCE dropped"},
+	 "CAP_SYS_NICE dropped; RLIMIT_NICE at the start value; RLIMIT_RTPRIO 0; seccomp (realtime I/O class)",
+	 NULL},
+	{"rlimit", "raise an rlimit", 0, "CAP_SYS_RESOURCE dropped", NULL},
 	{"modules", "load kernel modules", 0,
-	 "seccomp (init_module, finit_module, delete_module); CAP_SYS_MODULE dropped"},
-	{"raw_io", "raw I/O", 0, "seccomp (iopl, ioperm); CAP_SYS_RAWIO dropped; no /dev/mem"},
-	{"net_admin", "network administration", 0, "CAP_NET_ADMIN dropped"},
-	{"raw_sockets", "raw sockets", JAIL_ALLOW_RAW_SOCKETS, "CAP_NET_RAW dropped"},
+	 "seccomp (init_module, finit_module, delete_module); CAP_SYS_MODULE dropped", NULL},
+	{"raw_io", "raw I/O", 0, "seccomp (iopl, ioperm); CAP_SYS_RAWIO dropped; no /dev/mem",
+	 NULL},
+	{"net_admin", "network administration", 0, "CAP_NET_ADMIN dropped", NULL},
+	{"raw_sockets", "raw sockets", JAIL_ALLOW_RAW_SOCKETS, "CAP_NET_RAW dropped", NULL},
 	{"sysctl", "sysctl writes", 0,
-	 "/proc/sys, /proc/sysrq-trigger read-only; /proc/kcore, /proc/keys... masked; /sys read-only"},
-	{"processes", "see other processes", 0, "pid namespace; /proc of the jail's own"},
-	{"sysvipc", "SysV IPC of others", JAIL_ALLOW_SYSVIPC, "IPC namespace"},
+	 "/proc/sys, /proc/sysrq-trigger read-only; /proc/kcore, /proc/keys... masked; /sys read-only",
+	 NULL},
+	{"processes", "see other processes", 0, "pid namespace; /proc of the jail's own", NULL},
+	{"sysvipc", "SysV IPC of others", JAIL_ALLOW_SYSVIPC, "IPC namespace", NULL},
 	{"abstract_sockets", "abstract unix sockets of others", 0,
-	 "network namespace; Landlock abstract-unix-socket scope"},
+	 "network namespace; Landlock abstract-unix-socket scope", NULL},
 	{"host_secrets", "host secrets", 0,
-	 "masked in the embedded root (/etc/shadow, /root, /home, /var/lib, ssh host keys...)"},
+	 "masked in the embedded root (/etc/shadow, /root, /home, /var/lib, ssh host keys...)",
+	 NULL},
 	{"set_hostname", "set hostname", JAIL_ALLOW_SET_HOSTNAME,
-	 "seccomp (sethostname, setdomainname); CAP_SYS_ADMIN dropped"},
-	{"chown", "chown", JAIL_ALLOW_CHOWN, "CAP_CHOWN dropped"},
-	{"mlock", "lock memory", JAIL_ALLOW_MLOCK, "CAP_IPC_LOCK dropped; RLIMIT_MEMLOCK"},
-	{"privileges", "gain privileges on exec", 0, "no_new_privs; embedded root mounted nosuid"},
+	 "seccomp (sethostname, setdomainname); CAP_SYS_ADMIN dropped",
+	 "CAP_SYS_ADMIN in a user namespace of the jail's own, which owns only its UTS and network namespaces"},
+	{"chown", "chown", JAIL_ALLOW_CHOWN, "CAP_CHOWN dropped", NULL},
+	{"mlock", "lock memory", JAIL_ALLOW_MLOCK, "CAP_IPC_LOCK dropped; RLIMIT_MEMLOCK", NULL},
+	{"privileges", "gain privileges on exec", 0, "no_new_privs; embedded root mounted nosuid",
+	 NULL},
 	{"namespaces", "new namespaces, kernel keyrings, bpf, perf", 0,
-	 "seccomp (unshare, setns, clone with namespace flags, clone3, keyctl, bpf, perf_event_open, fanotify...)"},
+	 "seccomp (unshare, setns, clone with namespace flags, clone3, keyctl, bpf, perf_event_open, fanotify...)",
+	 NULL},
 };
 const size_t policy_nrules = sizeof(policy_rules) / sizeof(policy_rules[0]);
 
@@ -70,8 +80,10 @@ void policy_build(const struct jail_spec *s, struct policy *p)
 	if (!p->on)
 		return;
 	p->caps = policy_default_caps();
-	/* sethostname(2) needs CAP_SYS_ADMIN: the filter keeps mount and
-	 * the rest of what it would allow forbidden. */
+	/* sethostname(2) needs CAP_SYS_ADMIN over the UTS namespace's
+	 * owner: the jail holds it in a user namespace of its own
+	 * (ns_own_userns()), and the filter keeps mount and the rest
+	 * forbidden there too. */
 	if (s->allow & JAIL_ALLOW_SET_HOSTNAME)
 		p->caps |= CAPS_BIT(CAP_SYS_ADMIN);
 	if (s->allow & JAIL_ALLOW_RAW_SOCKETS)

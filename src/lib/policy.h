@@ -17,6 +17,7 @@ struct policy_rule {
 	const char *name;	/* what is forbidden, in words */
 	unsigned int allow;	/* the --allow bit that relaxes it, 0: none */
 	const char *mechanisms; /* how, in the words inspect prints */
+	const char *relaxed;	/* what the --allow keeps, if it says more than "allowed" */
 };
 
 extern const struct policy_rule policy_rules[];

@@ -106,6 +106,19 @@ done'
 	done
 }
 
+@test "exec into a --allow set_hostname jail joins its user namespace and may set its hostname" {
+	start own --allow set_hostname --hostname before
+	host=$(hostname)
+	run cell exec own sh -c 'readlink /proc/self/ns/user; hostname after && hostname'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(readlink "/proc/$PID1/ns/user")" ]
+	[ "${lines[0]}" != "$(readlink /proc/self/ns/user)" ]
+	[ "${lines[1]}" = after ]
+	# in the jail's UTS namespace: its pid 1 sees the change, the host not
+	[ "$(nsenter -t "$PID1" -u hostname)" = after ]
+	[ "$(hostname)" = "$host" ]
+}
+
 @test "exec's process is in the jail's namespaces as seen from the host" {
 	start hostns
 	exec_bg "$WORK/out" hostns sleep 30

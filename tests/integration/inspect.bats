@@ -76,6 +76,20 @@ time.sleep(60)' >/dev/null
 	done
 }
 
+@test "inspect shows the host's user namespace, or with --allow set_hostname the jail's own" {
+	start_jail shared
+	run cell inspect shared
+	[ "$status" -eq 0 ]
+	[ "$(field namespaces.user)" = "$(stat -L -c %i /proc/self/ns/user)" ]
+	start_jail own --allow set_hostname
+	run cell inspect own
+	[ "$status" -eq 0 ]
+	pid=$(field pid)
+	[ "$(field namespaces.user)" = "$(stat -L -c %i "/proc/$pid/ns/user")" ]
+	[ "$(field namespaces.user)" != "$(stat -L -c %i /proc/self/ns/user)" ]
+	[[ "$(field policy.set_hostname)" == "allowed: CAP_SYS_ADMIN in a user namespace of the jail's own"* ]]
+}
+
 @test "inspect with --net host shows the host's network namespace" {
 	start_jail hostnet --net host
 	run cell inspect hostnet

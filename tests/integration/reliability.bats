@@ -941,6 +941,40 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	check_nothing_left
 }
 
+@test "a foreground jail with a user namespace of its own dies with its cell too" {
+	# --allow set_hostname: the parent-death signal outlives the move
+	# into the jail's own user namespace.
+	crash_foreground --allow set_hostname
+	run cell ls -a
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"$JAIL"* ]]
+	check_nothing_left
+}
+
+@test "a jail whose cell is killed while it makes its user namespace ends, leaving nothing" {
+	needs_hooks
+	# The jail's first process pauses just after it moved into its new
+	# user namespace; cell is killed there.  (It
+	# writes the pause file from inside: $WORK is bound at its own path.)
+	CELL_TEST_PAUSE=run:userns CELL_TEST_PAUSE_FILE=$WORK/paused \
+		"$CELL_HOOKS" --root "$STATE" run --name "$JAIL" --allow set_hostname --bind "$WORK:$WORK" -- \
+		sleep "$MARK" </dev/null >"$WORK/run.out" 2>&1 3>&- &
+	run_pid=$!
+	HOOK_PIDS+=("$run_pid")
+	wait_for "$WORK/paused"
+	pid=$(record .pid)
+	[ "$(readlink "/proc/$pid/ns/user")" != "$(readlink /proc/self/ns/user)" ]
+	kill -KILL "$run_pid"
+	wait "$run_pid" 2>/dev/null || true
+	kill -USR1 "$pid" 2>/dev/null || true
+	wait_ended "$pid" 20
+	wait_no_marker
+	run cell ls -a
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"$JAIL"* ]]
+	check_nothing_left
+}
+
 @test "a foreground jail's name is free at once after its cell was killed" {
 	crash_foreground
 	run cell run --name "$JAIL" -- true
