@@ -4,30 +4,31 @@
  * Parent (cell)                         Child (the jail's pid 1)
  * -------------                         ------------------------
  * open --rootfs and --bind sources
+ * [--allow set_hostname: a helper
+ *  makes user, UTS, net namespaces]     (ns.c)
  * create + lock the state directory,
  *   its JID                             (store.c)
  * name the cgroups; with any, record
  *   "creating"; create them, write
  *   the limits                          (cgroup.c)
  * -d: open the log (and exit) files
+ * [the helper's maps written, its
+ *  namespaces opened, it ends]
  * block the forwarded signals
  * clone3(all namespaces, CLONE_PIDFD,
- *        v2: CLONE_INTO_CGROUP)      ->  wait for "go"
- * v1: move the pid into the cgroups
- * record "running": pid + start time
- * send "go"                          ->  own cgroup namespace
- *   (foreground: unlock the jail)       mounts, pivot_root   (rootfs.c)
- *                                       its cgroups at /sys/fs/cgroup
- *                                       pty, sent back       (tty.c)
+ *        v2: CLONE_INTO_CGROUP)      ->  [join those UTS and net]
+ * v1: move the pid into the cgroups     mounts, pivot_root   (rootfs.c)
+ * record "running": pid + start time    pty, sent back       (tty.c)
  *                                       hostname, loopback   (uts.c, ns.c)
- *                                       [--allow set_hostname: a user
- *                                        namespace owning new UTS and
- *                                        net namespaces]     (ns.c)
+ * send "go"                          ->  wait for "go"; own cgroup namespace
+ *                                       its cgroups at /sys/fs/cgroup
+ *                                       [join its user namespace]
  *                                       policy               (policy.c)
  *                                       [--init: fork; pid 1 execs
  *                                        cell-init]          (init.c)
  *                                       user, workdir, fds   (process.c)
  * relay pty, forward signals            execve
+ *   (foreground: unlock the jail)
  * EOF on the channel = exec'd (-d: return now; the jail lives on);
  * a message on it = the child's error
  * wait (pidfd); relock, remove the
@@ -86,6 +87,7 @@ struct child_ctx {
 	int log_fd;	      /* detached: the log file, for stdout and stderr */
 	int exit_fd;	      /* detached --init: the reaper writes the status here */
 	int init_fd;	      /* --init: sealed memfd of cell-init */
+	struct ns_own own;    /* --allow set_hostname: its own user namespace */
 	sigset_t parent;      /* the signal mask to restore before execve */
 	mode_t umask;
 };
@@ -146,16 +148,6 @@ static int detach_stdio(const struct child_ctx *c, struct cell_err *e)
 	return 0;
 }
 
-/* `--allow set_hostname` under the policy: the jail is root of a user
- * namespace of its own, which owns its UTS and network namespaces and
- * nothing else, so that the CAP_SYS_ADMIN it keeps for sethostname(2)
- * is worth nothing against the host's mounts, files and kernel.  Made
- * after the root is built (that needs the host's user namespace). */
-static bool own_userns(const struct child_ctx *c)
-{
-	return c->policy.on && (c->spec->allow & JAIL_ALLOW_SET_HOSTNAME);
-}
-
 static noreturn void child_main(const struct child_ctx *c)
 {
 	const struct jail_spec *s = c->spec;
@@ -177,6 +169,11 @@ static noreturn void child_main(const struct child_ctx *c)
 		cell_err_set(&e, errno, "setsid");
 		child_fail(c, &e);
 	}
+	/* --allow set_hostname: the UTS and network namespaces made for it
+	 * (ns.h) replace the ones the clone did not make, before anything
+	 * is named, mounted or brought up. */
+	if (c->own.uts >= 0 && ns_own_join_uts_net(&c->own, &e) < 0)
+		child_fail(c, &e);
 	test_hook("run:building");
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
@@ -200,17 +197,17 @@ static noreturn void child_main(const struct child_ctx *c)
 	}
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
-	if (s->net == JAIL_NET_NONE && !own_userns(c) && ns_loopback_up(&e) < 0)
+	if (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0)
 		child_fail(c, &e);
 	child_wait_go(c, &e);
 	if (cgroup_mount_jail(c->cgroup, &e) < 0)
 		child_fail(c, &e);
-	if (own_userns(c)) {
-		if (ns_own_userns(s->net == JAIL_NET_NONE, &e) < 0 ||
-		    (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0))
+	/* Root of its own user namespace from here on: the root is built.
+	 * The parent-death signal stays armed (to the kernel, the new
+	 * credentials are a subset of the old; tested). */
+	if (c->own.user >= 0) {
+		if (ns_own_join_user(&c->own, &e) < 0)
 			child_fail(c, &e);
-		/* The parent-death signal stays armed: to the kernel the
-		 * new credentials are a subset of the old (tested). */
 		test_hook("run:userns");
 	}
 	/* The policy binds --init's reaper too: it is a process of the jail. */
@@ -380,14 +377,28 @@ static int open_jail_file(struct store_jail *j, const char *file, int flags, str
 }
 
 /* Without cgroups of its own the jail gets its cgroup namespace from the
- * clone; with them, only once it is inside (child_enter_cgroup()). */
-static unsigned long long clone_flags(const struct jail_spec *s, const struct cgroup *cg)
+ * clone; with them, only once it is inside (child_enter_cgroup()).  With
+ * a user namespace of its own, its UTS and network namespaces are the
+ * ones made for it (ns_own_start()). */
+static unsigned long long clone_flags(const struct jail_spec *s, const struct cgroup *cg,
+				      const struct ns_own *own)
 {
 	unsigned long long f = ns_clone_flags(s);
 
 	if (cg->layout != CGROUP_NONE)
 		f &= ~(unsigned long long)CLONE_NEWCGROUP;
+	if (own->uts >= 0)
+		f &= ~(unsigned long long)(CLONE_NEWUTS | CLONE_NEWNET);
 	return f;
+}
+
+/* `--allow set_hostname` under the policy: the jail is root of a user
+ * namespace of its own (ns.h), so that the CAP_SYS_ADMIN it keeps for
+ * sethostname(2) is worth nothing against the host's mounts, files and
+ * kernel. */
+static bool wants_own_userns(const struct jail_spec *s, const struct policy *p)
+{
+	return p->on && (s->allow & JAIL_ALLOW_SET_HOSTNAME);
 }
 
 /* cell set may have given the jail cgroups it did not start with: the
@@ -425,9 +436,13 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 
 	cgroup_init(&cg);
 	run_init(&r);
+	ns_own_init(&c.own);
 	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
 		return -1;
 	policy_build(s, &c.policy);
+	/* Its helper makes the namespaces while we make the rest. */
+	if (wants_own_userns(s, &c.policy) && ns_own_start(&c.own, s->net == JAIL_NET_NONE, e) < 0)
+		goto out;
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		goto out;
 	if (store_jail_create(rootfd, s->name, jail_reap_cb, NULL, &jail, e) < 0)
@@ -461,13 +476,15 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		cell_err_set(e, ENOMEM, "jail %s", s->name);
 		goto out;
 	}
+	if (c.own.helper > 0 && ns_own_finish(&c.own, e) < 0)
+		goto out;
 	if (run_open(&r, sv, e) < 0)
 		goto out;
 	c.parent = r.saved;
 	c.sock = sv[1];
 	c.umask = umask(022);
 	umask(c.umask);
-	r.pid = ns_clone(clone_flags(s, &cg), cg.fd, &r.pidfd);
+	r.pid = ns_clone(clone_flags(s, &cg, &c.own), cg.fd, &r.pidfd);
 	if (r.pid < 0) {
 		cell_err_set(e, errno, "clone the jail's namespaces");
 		goto out;
@@ -476,6 +493,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		close(sv[0]);
 		child_main(&c);
 	}
+	ns_own_close(&c.own);
 	run_take_channel(&r, sv);
 	test_hook("run:cloned");
 	if (start_child(&r, &cg, e) < 0 ||
@@ -529,6 +547,7 @@ failed:
 	}
 out:
 	run_close(&r, sv);
+	ns_own_close(&c.own);
 	if (c.log_fd >= 0)
 		close(c.log_fd);
 	if (c.exit_fd >= 0)

@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hook.h"
+
 unsigned long long ns_clone_flags(const struct jail_spec *s)
 {
 	unsigned long long f = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID | CLONE_NEWCGROUP;
@@ -74,8 +76,62 @@ int ns_loopback_up(struct cell_err *e)
 	return ret;
 }
 
-/* Maps every uid or gid of PID's user namespace to itself. */
-static int write_identity_map(pid_t pid, const char *map)
+void ns_own_init(struct ns_own *o)
+{
+	o->helper = -1;
+	o->sock = -1;
+	o->user = o->uts = o->net = -1;
+}
+
+/* The helper: its user, UTS and network namespaces become the jail's.
+ * It says 0 or the errno of its unshare, then waits for end-of-file:
+ * until then cell can write its maps and open its namespaces. */
+static noreturn void own_helper(pid_t cell, int sock, int flags)
+{
+	int err = 0;
+	char c;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cell)
+		_exit(1);
+	if (test_fail("userns:unshare"))
+		err = ENOSPC; /* as with user.max_user_namespaces = 0 */
+	else if (unshare(flags) < 0)
+		err = errno;
+	if (write(sock, &err, sizeof(err)) != (ssize_t)sizeof(err))
+		_exit(1);
+	while (read(sock, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+int ns_own_start(struct ns_own *o, bool net, struct cell_err *e)
+{
+	int flags = CLONE_NEWUSER | CLONE_NEWUTS | (net ? CLONE_NEWNET : 0);
+	pid_t cell = getpid();
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return cell_err_set(e, errno, "user namespace: socketpair");
+	o->helper = fork();
+	if (o->helper < 0) {
+		int err = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return cell_err_set(e, err, "user namespace: fork");
+	}
+	if (o->helper == 0) {
+		close(sv[0]);
+		own_helper(cell, sv[1], flags);
+	}
+	close(sv[1]);
+	o->sock = sv[0];
+	o->want_net = net;
+	return 0;
+}
+
+/* Maps every uid or gid of the helper's user namespace to itself. */
+static int write_identity_map(pid_t pid, const char *map, struct cell_err *e)
 {
 	static const char identity[] = "0 0 4294967295\n";
 	char path[64];
@@ -84,61 +140,84 @@ static int write_identity_map(pid_t pid, const char *map)
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, map);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return cell_err_set(e, errno, "user namespace: open %s", path);
 	if (write(fd, identity, sizeof(identity) - 1) != (ssize_t)(sizeof(identity) - 1))
-		ret = -1;
+		ret = cell_err_set(e, errno, "user namespace: write %s", path);
 	close(fd);
 	return ret;
 }
 
-/* The helper: still privileged in the host's user namespace, it writes
- * the maps of JAIL's new one once JAIL says it has it.  Its exit status
- * is 0 or the errno that stopped it. */
-static noreturn void map_helper(pid_t jail, int ready)
+static int open_ns(pid_t pid, const char *ns, struct cell_err *e)
 {
-	char c;
+	char path[64];
+	int fd;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		_exit(errno);
-	if (read(ready, &c, 1) != 1)
-		_exit(EPIPE);
-	if (write_identity_map(jail, "uid_map") < 0 || write_identity_map(jail, "gid_map") < 0)
-		_exit(errno != 0 ? errno : EIO);
-	_exit(0);
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		cell_err_set(e, errno, "user namespace: open %s", path);
+	return fd;
 }
 
-int ns_own_userns(bool net, struct cell_err *e)
+int ns_own_finish(struct ns_own *o, struct cell_err *e)
 {
-	int flags = CLONE_NEWUSER | CLONE_NEWUTS | (net ? CLONE_NEWNET : 0);
-	pid_t self = getpid(), helper;
-	int ready[2], status, err = 0;
+	int err = 0;
 
-	if (pipe2(ready, O_CLOEXEC) < 0)
-		return cell_err_set(e, errno, "user namespace: pipe");
-	helper = fork();
-	if (helper < 0) {
-		err = errno;
-		close(ready[0]);
-		close(ready[1]);
-		return cell_err_set(e, err, "user namespace: fork");
-	}
-	if (helper == 0) {
-		close(ready[1]);
-		map_helper(self, ready[0]);
-	}
-	close(ready[0]);
-	if (unshare(flags) < 0)
-		err = errno;
-	else if (write(ready[1], "m", 1) != 1)
-		err = errno;
-	close(ready[1]); /* on an error, the helper reads EOF and ends */
-	while (waitpid(helper, &status, 0) < 0)
-		if (errno != EINTR)
-			return cell_err_set(e, errno, "user namespace: wait");
+	if (read(o->sock, &err, sizeof(err)) != (ssize_t)sizeof(err))
+		return cell_err_set(e, EIO, "user namespace: its helper ended");
 	if (err != 0)
 		return cell_err_set(e, err, "unshare a user namespace");
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return cell_err_set(e, WIFEXITED(status) ? WEXITSTATUS(status) : EIO,
-				    "map the uids and gids of the jail's user namespace");
+	if (write_identity_map(o->helper, "uid_map", e) < 0 ||
+	    write_identity_map(o->helper, "gid_map", e) < 0)
+		return -1;
+	if ((o->user = open_ns(o->helper, "user", e)) < 0 ||
+	    (o->uts = open_ns(o->helper, "uts", e)) < 0 ||
+	    (o->want_net && (o->net = open_ns(o->helper, "net", e)) < 0))
+		return -1;
+	ns_own_end_helper(o);
+	return 0;
+}
+
+void ns_own_end_helper(struct ns_own *o)
+{
+	if (o->sock >= 0) {
+		close(o->sock); /* end-of-file: the helper ends */
+		o->sock = -1;
+	}
+	if (o->helper > 0)
+		while (waitpid(o->helper, NULL, 0) < 0 && errno == EINTR)
+			;
+	o->helper = -1;
+}
+
+void ns_own_close(struct ns_own *o)
+{
+	ns_own_end_helper(o);
+	if (o->user >= 0)
+		close(o->user);
+	if (o->uts >= 0)
+		close(o->uts);
+	if (o->net >= 0)
+		close(o->net);
+	o->user = o->uts = o->net = -1;
+}
+
+int ns_own_join_uts_net(const struct ns_own *o, struct cell_err *e)
+{
+	if (setns(o->uts, CLONE_NEWUTS) < 0)
+		return cell_err_set(e, errno, "join the jail's UTS namespace");
+	if (o->net >= 0 && setns(o->net, CLONE_NEWNET) < 0)
+		return cell_err_set(e, errno, "join the jail's network namespace");
+	return 0;
+}
+
+int ns_own_join_user(const struct ns_own *o, struct cell_err *e)
+{
+	if (setns(o->user, CLONE_NEWUSER) < 0)
+		return cell_err_set(e, errno, "join the jail's user namespace");
+	close(o->user);
+	close(o->uts);
+	if (o->net >= 0)
+		close(o->net);
 	return 0;
 }

@@ -82,7 +82,7 @@ void policy_build(const struct jail_spec *s, struct policy *p)
 	p->caps = policy_default_caps();
 	/* sethostname(2) needs CAP_SYS_ADMIN over the UTS namespace's
 	 * owner: the jail holds it in a user namespace of its own
-	 * (ns_own_userns()), and the filter keeps mount and the rest
+	 * (ns.h, struct ns_own), and the filter keeps mount and the rest
 	 * forbidden there too. */
 	if (s->allow & JAIL_ALLOW_SET_HOSTNAME)
 		p->caps |= CAPS_BIT(CAP_SYS_ADMIN);

@@ -551,12 +551,16 @@ TIOCCONS ioctl EPERM" ]
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(readlink /proc/self/ns/user)" ]
 	run jail_sh --allow set_hostname 'readlink /proc/self/ns/user /proc/self/ns/uts
-cat /proc/self/uid_map /proc/self/gid_map'
+cat /proc/self/uid_map /proc/self/gid_map
+ls /sys/class/net'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" != "$(readlink /proc/self/ns/user)" ]
 	[ "${lines[1]}" != "$HOST_UTS" ]
 	[ "$(echo ${lines[2]})" = "0 0 4294967295" ]
 	[ "$(echo ${lines[3]})" = "0 0 4294967295" ]
+	# its /sys shows its own network: only lo
+	[ "${lines[4]}" = lo ]
+	[ "${#lines[@]}" -eq 5 ]
 }
 
 @test "with --allow set_hostname the jail's root is still root of its files and its network" {

@@ -462,6 +462,25 @@ crash_run() {
 	check_rm 0
 }
 
+@test "a cell killed while its helper holds the jail's user namespace leaves no helper" {
+	local p helpers=0
+	needs_hooks
+	# --allow set_hostname: by run:cgroups cell's helper has made the
+	# jail's user, UTS and network namespaces and waits to be let go.
+	pause_at run:cgroups run -d --name "$JAIL" --allow set_hostname --nrtask 20 -- \
+		"${JAIL_CMD[@]}"
+	for p in $(marker_pids); do
+		[ "$p" = "$HOOK_PID" ] && continue
+		[ "$(readlink "/proc/$p/ns/user")" != "$(readlink /proc/self/ns/user)" ]
+		helpers=$((helpers + 1))
+	done
+	[ "$helpers" -eq 1 ]
+	kill_paused
+	check_listed stopped
+	check_rm 0
+	check_nothing_left # the helper died with cell (its parent-death signal)
+}
+
 @test "rm -f waiting on a cell killed mid-run goes on and removes everything" {
 	local rm
 	needs_hooks
@@ -941,6 +960,17 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	check_nothing_left
 }
 
+@test "a user namespace that cannot be made is a one-line error with exit 125, leaving nothing" {
+	needs_hooks
+	for detach in "" "-d"; do
+		CELL_TEST_FAIL=userns:unshare run "$CELL_HOOKS" --root "$STATE" run $detach \
+			--name "$JAIL" --allow set_hostname --nrtask 20 -- "${JAIL_CMD[@]}"
+		[ "$status" -eq 125 ]
+		[ "$output" = "cell: run: unshare a user namespace: No space left on device" ]
+		check_nothing_left
+	done
+}
+
 @test "a foreground jail with a user namespace of its own dies with its cell too" {
 	# --allow set_hostname: the parent-death signal outlives the move
 	# into the jail's own user namespace.
@@ -951,10 +981,10 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	check_nothing_left
 }
 
-@test "a jail whose cell is killed while it makes its user namespace ends, leaving nothing" {
+@test "a jail whose cell is killed as it joins its user namespace ends, leaving nothing" {
 	needs_hooks
-	# The jail's first process pauses just after it moved into its new
-	# user namespace; cell is killed there.  (It
+	# The jail's first process pauses just after it joined its user
+	# namespace; cell is killed there.  (It
 	# writes the pause file from inside: $WORK is bound at its own path.)
 	CELL_TEST_PAUSE=run:userns CELL_TEST_PAUSE_FILE=$WORK/paused \
 		"$CELL_HOOKS" --root "$STATE" run --name "$JAIL" --allow set_hostname --bind "$WORK:$WORK" -- \
