@@ -20,8 +20,9 @@
 #include "cgroup.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,6 +599,27 @@ static int leaf_name(const char *state_root, const char *name, char *out, size_t
 	for (const char *p = state_root; *p != '\0'; p++)
 		h = (h ^ (unsigned char)*p) * 16777619U;
 	return snprintf(out, size, "cell-%08x-%s", h, name) < (int)size ? 0 : -1;
+}
+
+int cgroup_check_cpus(long long milli, bool param, struct cell_err *e)
+{
+	cpu_set_t set;
+	char text[32];
+	int n, len;
+
+	if (milli < 0 || sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	n = CPU_COUNT(&set);
+	if (milli <= (long long)n * 1000)
+		return 0;
+	/* 2500 -> "2.5", as the user would have written it */
+	len = snprintf(text, sizeof(text), "%lld.%03lld", milli / 1000, milli % 1000);
+	while (len > 0 && text[len - 1] == '0')
+		text[--len] = '\0';
+	if (len > 0 && text[len - 1] == '.')
+		text[--len] = '\0';
+	return cell_err_set(e, 0, "%s%s: more than the %d CPU%s cell may run on",
+			    param ? "cpus = " : "--cpus ", text, n, n == 1 ? "" : "s");
 }
 
 int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,

@@ -437,7 +437,8 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	cgroup_init(&cg);
 	run_init(&r);
 	ns_own_init(&c.own);
-	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0)
+	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0 ||
+	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
 		return -1;
 	policy_build(s, &c.policy);
 	/* Its helper makes the namespaces while we make the rest. */

@@ -415,6 +415,11 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 		cell_err_set(e, 0, "swap needs memory");
 		goto out;
 	}
+	if (want.limits.cpus_milli != old.limits.cpus_milli &&
+	    cgroup_check_cpus(want.limits.cpus_milli, true, e) < 0) {
+		cell_err_prefix(e, "jail %s", name);
+		goto out;
+	}
 	nice_changed = want.limits.has_nice &&
 		       (!old.limits.has_nice || old.limits.nice != want.limits.nice);
 	if (!limits_equal_rlimits(&old.limits, &want.limits) || nice_changed) {

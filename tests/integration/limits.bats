@@ -218,3 +218,24 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 	[ "$status" -eq 125 ]
 	[[ "$output" == "cell: run: --nofile 100000000"* ]]
 }
+
+@test "--cpus above the CPUs cell may run on is refused; up to them it is a limit" {
+	local n
+	n=$(nproc) # cell's affinity, as nproc's
+	run cell run --cpus $((n + 1)) -- true
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: run: --cpus $((n + 1)): more than the $n CPU$([ "$n" -gt 1 ] && echo s) cell may run on" ]
+	run cell run --cpus "$n.5" -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == "cell: run: --cpus $n.5: more than"* ]]
+	[ -z "$(ls -A "$STATE")" ]
+	# v1 or v2, the jail sees its quota
+	run cell run --cpus "$n" -- sh -c \
+		'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cut -d" " -f1 /sys/fs/cgroup/cpu.max'
+	[ "$status" -eq 0 ]
+	[ "$output" = $((n * 100000)) ]
+	# with one CPU for cell, 1.5 CPUs would limit nothing
+	run taskset -c 0 "$CELL" --root "$STATE" run --cpus 1.5 -- true
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: run: --cpus 1.5: more than the 1 CPU cell may run on" ]
+}

@@ -48,17 +48,17 @@ dom.example" ]
 @test "set nrtask=, memory= and cpus= change the jail's cgroups live" {
 	NAME=web
 	start web --nrtask 20 --memory 64M --cpus 0.5
-	run cell set web nrtask=40 memory=128M cpus=1.5
+	run cell set web nrtask=40 memory=128M cpus=0.75
 	[ "$status" -eq 0 ]
 	[ "$(cg_file pids pids.max)" = 40 ]
 	[ "$(cg_file memory memory.limit_in_bytes)" = $((128 << 20)) ]
 	# swap stays pinned: memory + swap = memory.
 	[ "$(cg_file memory memory.memsw.limit_in_bytes)" = $((128 << 20)) ]
-	[ "$(cg_file cpu cpu.cfs_quota_us)" = 150000 ]
+	[ "$(cg_file cpu cpu.cfs_quota_us)" = 75000 ]
 	# The jail sees it in its own /sys/fs/cgroup.
 	[ "$(cell exec web cat /sys/fs/cgroup/pids/pids.max)" = 40 ]
 	run cell ls -n -o nrtask,memory,cpus
-	[ "$output" = "nrtask=40 memory=128M cpus=1.5" ]
+	[ "$output" = "nrtask=40 memory=128M cpus=0.75" ]
 }
 
 @test "set memory= can lower the limit below the one the jail started with" {
@@ -232,6 +232,17 @@ null" ]
 	[[ "$output" == "cell: set: nothing changed: nofile = 1000: above the hard limit 100 of pid $PID1"* ]]
 	[ "$(cg_file pids pids.max)" = 20 ]
 	[ "$(limit "$PID1" "open files")" = 100 ]
+}
+
+@test "set cpus= above the CPUs cell may run on changes nothing" {
+	local n
+	n=$(nproc)
+	start web --hostname keep --cpus 0.5
+	run cell set web hostname=changed cpus=$((n + 1))
+	[ "$status" -eq 125 ]
+	[[ "$output" == "cell: set: jail web: cpus = $((n + 1)): more than the $n CPU"*" cell may run on" ]]
+	[ "$(cell exec web hostname)" = keep ]
+	[ "$(jq -r .limits.cpus "$STATE/web/state.json")" = 0.5 ]
 }
 
 @test "set of a stopped or unknown jail is a one-line error" {
