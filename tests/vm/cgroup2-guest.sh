@@ -196,6 +196,18 @@ $CELL rm -f w 2>/tmp/err
 rc=$?
 check "(l) rm -f w: its cgroup removed" [ "$rc" = 0 -a ! -d "$wcg" ]
 
+# (m) --allow set_hostname on v2: a user namespace of the jail's own,
+# with its cgroup mounted as usual; the guest's hostname unchanged
+guest_host=$(hostname)
+run --allow set_hostname --nrtask 5 -- sh -c \
+	'hostname m && hostname; readlink /proc/self/ns/user; cat /sys/fs/cgroup/pids.max'
+m_host=$(echo "$out" | sed -n 1p)
+m_user=$(echo "$out" | sed -n 2p)
+m_pids=$(echo "$out" | sed -n 3p)
+check "(m) --allow set_hostname --nrtask 5: hostname set inside, own user namespace, pids.max 5" \
+	[ "$rc" = 0 -a "$m_host" = m -a -n "$m_user" -a "$m_user" != "$(readlink /proc/self/ns/user)" \
+	-a "$m_pids" = 5 -a "$(hostname)" = "$guest_host" ]
+
 # (f) every jail's cgroup was removed when it ended
 if [ -z "$leftover" ]; then
 	ok "(f) no cell-* cgroup left under $CG after any jail"
