@@ -190,15 +190,19 @@ void ns_own_end_helper(struct ns_own *o)
 	o->helper = -1;
 }
 
+static void close_namespaces(const struct ns_own *o)
+{
+	const int fds[] = {o->user, o->uts, o->net};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 void ns_own_close(struct ns_own *o)
 {
 	ns_own_end_helper(o);
-	if (o->user >= 0)
-		close(o->user);
-	if (o->uts >= 0)
-		close(o->uts);
-	if (o->net >= 0)
-		close(o->net);
+	close_namespaces(o);
 	o->user = o->uts = o->net = -1;
 }
 
@@ -215,9 +219,6 @@ int ns_own_join_user(const struct ns_own *o, struct cell_err *e)
 {
 	if (setns(o->user, CLONE_NEWUSER) < 0)
 		return cell_err_set(e, errno, "join the jail's user namespace");
-	close(o->user);
-	close(o->uts);
-	if (o->net >= 0)
-		close(o->net);
+	close_namespaces(o);
 	return 0;
 }
