@@ -2,11 +2,11 @@
 # install what is missing (Debian packages), build, and run.
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
-BUILD_HOOKS ?= build-hooks
+BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test build build-asan build-hooks run test unit integration bench bench-jails bench-vm test-vm install clean format
+.PHONY: all deps deps-test build build-tests build-asan build-testpoints run test unit integration bench bench-jails bench-vm test-vm install clean format
 
 all: build
 
@@ -29,13 +29,13 @@ $(BUILD_ASAN)/build.ninja:
 build-asan: deps-test $(BUILD_ASAN)/build.ninja
 	@ninja -C $(BUILD_ASAN) --quiet
 
-# cell with the pause points of the reliability tests (src/lib/hook.h);
+# cell with the pause points of the reliability tests (src/lib/testpoint.h);
 # never installed.
-$(BUILD_HOOKS)/build.ninja:
-	@meson setup $(BUILD_HOOKS) -Dtest_hooks=true >$(BUILD_HOOKS).log || { cat $(BUILD_HOOKS).log; rm -rf $(BUILD_HOOKS); exit 1; }
+$(BUILD_TESTPOINTS)/build.ninja:
+	@meson setup $(BUILD_TESTPOINTS) -Dtestpoints=true >$(BUILD_TESTPOINTS).log || { cat $(BUILD_TESTPOINTS).log; rm -rf $(BUILD_TESTPOINTS); exit 1; }
 
-build-hooks: deps $(BUILD_HOOKS)/build.ninja
-	@ninja -C $(BUILD_HOOKS) --quiet cell
+build-testpoints: deps $(BUILD_TESTPOINTS)/build.ninja
+	@ninja -C $(BUILD_TESTPOINTS) --quiet cell
 
 # A demo jail on the embedded root: the host's files read-only, fresh
 # /proc /dev /tmp, its own hostname, pid 1.
@@ -49,14 +49,21 @@ run: build
 		echo hello > /tmp/demo && echo "/tmp is a fresh tmpfs: $$(cat /tmp/demo)"'
 	@echo "host: hostname=$$(hostname), unchanged"
 
-test: build build-asan build-hooks
-	@./tests/run.sh $(BUILD) $(BUILD_ASAN) $(BUILD_HOOKS)
+# The test packages first: a build configured before cmocka was installed
+# has no unit tests (and is configured again here if it was).
+test: deps-test build-tests build-asan build-testpoints
+	@./tests/run.sh $(BUILD) $(BUILD_ASAN) $(BUILD_TESTPOINTS)
 
-unit: build
+build-tests: deps-test $(BUILD)/build.ninja
+	@ninja -C $(BUILD) -t targets all | grep -q '^tests/unit/test_spec:' || \
+		meson setup --reconfigure $(BUILD) >$(BUILD).log || { cat $(BUILD).log; exit 1; }
+	@ninja -C $(BUILD) --quiet
+
+unit: build-tests
 	@meson test -C $(BUILD) --print-errorlogs
 
-integration: build build-hooks
-	@CELL=$(abspath $(CELL)) CELL_HOOKS=$(abspath $(BUILD_HOOKS)/cell) bats tests/integration
+integration: build build-testpoints
+	@CELL=$(abspath $(CELL)) CELL_TESTPOINTS=$(abspath $(BUILD_TESTPOINTS)/cell) bats tests/integration
 
 bench: build
 	@./scripts/install-deps.sh bench
@@ -85,4 +92,4 @@ format:
 	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c tests/fuzz/*.c src/init/*.c src/gen/*.c
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_HOOKS)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TESTPOINTS)

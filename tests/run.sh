@@ -5,11 +5,11 @@
 #   unit          cmocka tests of the engine (release build)
 #   unit-asan     the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   integration   bats tests of the real binary, as root (the reliability
-#                 tests use the build with pause points, build-hooks)
+#                 tests use the build with pause points, build-testpoints)
 set -u
 build=${1:-build}
 asan=${2:-build-asan}
-hooks=${3:-build-hooks}
+testpoints=${3:-build-testpoints}
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$(mktemp -d /tmp/cell-test-log.XXXXXX)
 pass=0 fail=0 skip=0
@@ -21,6 +21,12 @@ count_tap() {
 	s=$(grep -E '^ok ' "$1" | grep -icE '# skip' || true)
 	f=$(grep -cE '^not ok ' "$1" || true)
 	echo "$2: $p passed, $f failed, $s skipped"
+	# A suite that ran nothing is broken, not green (a build configured
+	# without cmocka once ran 0 unit tests without a word).
+	if [ $((p + f + s)) -eq 0 ]; then
+		echo "$2: no test ran" >&2
+		f=1
+	fi
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 }
 
@@ -82,7 +88,7 @@ count_tap "$out" fuzz
 
 out="$log/integration.tap"
 if [ "$(id -u)" = 0 ]; then
-	CELL="$top/$build/cell" CELL_HOOKS="$top/$hooks/cell" \
+	CELL="$top/$build/cell" CELL_TESTPOINTS="$top/$testpoints/cell" \
 		bats --tap "$top/tests/integration" 2>&1 | tee "$out"
 else
 	echo "ok 1 integration # skip not root" | tee "$out"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cell_init_elf.h"
-#include "hook.h"
+#include "testpoint.h"
 
 #ifndef MFD_EXEC
 #define CELL_MFD_EXEC 0x0010U
@@ -74,7 +74,7 @@ noreturn void init_exec(int memfd, pid_t payload, int status_fd)
 
 	snprintf(pid, sizeof(pid), "%d", (int)payload);
 	snprintf(fd, sizeof(fd), "%d", status_fd);
-	if (test_fail("init:exec"))
+	if (testpoint_fail("init:exec"))
 		errno = ENOEXEC;
 	else
 		syscall(SYS_execveat, memfd, "", argv, envp, AT_EMPTY_PATH);

@@ -20,7 +20,7 @@
 
 #include "cgroup.h"
 #include "cleanup.h"
-#include "hook.h"
+#include "testpoint.h"
 #include "proc.h"
 #include "spec.h"
 
@@ -100,7 +100,7 @@ int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 
 	if (release_cgroups(j->state, e) < 0)
 		return cell_err_prefix(e, "jail %s", j->dir.name);
-	test_hook("release:cgroups");
+	testpoint_pause("release:cgroups");
 	if (remove || record_autoremove(j->state))
 		return store_jail_remove(rootfd, &j->dir, e);
 	rec = j->state;
@@ -281,7 +281,7 @@ static void kill_cgroup_v2(const json_t *st)
 
 int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 {
-	test_hook("stop:locked");
+	testpoint_pause("stop:locked");
 	if (!j->running)
 		return 0;
 	if (timeout > 0) {
@@ -289,7 +289,7 @@ int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 		    errno != ESRCH)
 			return cell_err_set(e, errno, "jail %s: SIGTERM to pid %d", j->dir.name,
 					    (int)j->pid);
-		test_hook("stop:signalled");
+		testpoint_pause("stop:signalled");
 		if (wait_ended(j->pidfd, timeout > 86400 ? 86400000 : timeout * 1000))
 			goto ended;
 	}
@@ -299,7 +299,7 @@ int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 		return cell_err_set(e, errno, "jail %s: SIGKILL to pid %d", j->dir.name,
 				    (int)j->pid);
 	kill_cgroup_v2(j->state);
-	test_hook("stop:killed");
+	testpoint_pause("stop:killed");
 	if (!wait_ended(j->pidfd, STOP_KILL_WAIT_MS))
 		return cell_err_set(e, ETIMEDOUT, "jail %s: pid %d did not end after SIGKILL",
 				    j->dir.name, (int)j->pid);
@@ -321,7 +321,7 @@ ended:
 
 int jail_remove(int rootfd, struct jail *j, bool force, struct cell_err *e)
 {
-	test_hook("rm:locked");
+	testpoint_pause("rm:locked");
 	if (j->running && !force)
 		return cell_err_set(e, EBUSY,
 				    "jail %s: is running (cell stop it first, or cell rm -f)",

@@ -60,7 +60,7 @@
 
 #include "cgroup.h"
 #include "channel.h"
-#include "hook.h"
+#include "testpoint.h"
 #include "init.h"
 #include "jail.h"
 #include "policy.h"
@@ -174,7 +174,7 @@ static noreturn void child_main(const struct child_ctx *c)
 	 * is named, mounted or brought up. */
 	if (c->own.uts >= 0 && ns_own_join_uts_net(&c->own, &e) < 0)
 		child_fail(c, &e);
-	test_hook("run:building");
+	testpoint_pause("run:building");
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
 	if (rootfs_setup(s, c->attach, &e) < 0)
@@ -208,7 +208,7 @@ static noreturn void child_main(const struct child_ctx *c)
 	if (c->own.user >= 0) {
 		if (ns_own_join_user(&c->own, &e) < 0)
 			child_fail(c, &e);
-		test_hook("run:userns");
+		testpoint_pause("run:userns");
 	}
 	/* The policy binds --init's reaper too: it is a process of the jail. */
 	if (policy_apply(s, &c->policy, &e) < 0)
@@ -448,7 +448,7 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 		goto out;
 	if (store_jail_create(rootfd, s->name, jail_reap_cb, NULL, &jail, e) < 0)
 		goto out;
-	test_hook("run:created");
+	testpoint_pause("run:created");
 	/* Cgroups are recorded before they exist: a cell killed from here
 	 * on leaves a record naming what to remove.  (Without cgroups, such
 	 * a cell leaves a directory without a record, which the next
@@ -457,10 +457,10 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	    (cg.layout != CGROUP_NONE &&
 	     record_state(&jail, s, &cg, getpid(), created, "creating", e) < 0))
 		goto out;
-	test_hook("run:recorded");
+	testpoint_pause("run:recorded");
 	if (cgroup_make(&cg, s, e) < 0)
 		goto out;
-	test_hook("run:cgroups");
+	testpoint_pause("run:cgroups");
 	if (s->detach) {
 		c.log_fd = open_jail_file(&jail, "log", O_APPEND, e);
 		if (c.log_fd < 0)
@@ -496,20 +496,20 @@ int jail_run(const struct jail_spec *s, const char *state_root, int *status, str
 	}
 	ns_own_close(&c.own);
 	run_take_channel(&r, sv);
-	test_hook("run:cloned");
+	testpoint_pause("run:cloned");
 	if (start_child(&r, &cg, e) < 0 ||
 	    record_state(&jail, s, &cg, r.pid, created, "running", e) < 0 || send_go(&r, e) < 0) {
 		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
 		run_supervise(&r);
 		goto out;
 	}
-	test_hook("run:started");
+	testpoint_pause("run:started");
 	/* The lock is held until the command runs: exec, set and stop find
 	 * the jail built or not at all, never half-way (a cell exec that
 	 * joined it now could land in the copy of the host's mounts). */
 	run_wait_exec(&r);
 	if (s->detach)
-		test_hook("run:execd");
+		testpoint_pause("run:execd");
 	if (r.failed) {
 		run_supervise(&r); /* reaps the child */
 		goto failed;
@@ -542,7 +542,7 @@ failed:
 		goto out;
 	}
 	ret = 0;
-	if (test_fail("run:cleanup")) {
+	if (testpoint_fail("run:cleanup")) {
 		cell_err_set(e, EBUSY, "remove the jail's cgroups (test failure)");
 		ret = -1;
 	}

@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hook.h"
+#include "testpoint.h"
 
 unsigned long long ns_clone_flags(const struct jail_spec *s)
 {
@@ -93,7 +93,7 @@ static noreturn void own_helper(pid_t cell, int sock, int flags)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cell)
 		_exit(1);
-	if (test_fail("userns:unshare"))
+	if (testpoint_fail("userns:unshare"))
 		err = ENOSPC; /* as with user.max_user_namespaces = 0 */
 	else if (unshare(flags) < 0)
 		err = errno;

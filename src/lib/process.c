@@ -87,10 +87,9 @@ int process_exec(const struct jail_spec *s, struct cell_err *e)
 		execve(cmd, s->argv, s->env);
 		return exec_failed(e, errno, cmd);
 	}
-	/* Search the jail's PATH, not cell's: execvpe() would use ours. */
+	/* Search the jail's PATH, not cell's: execvpe() would use ours.
+	 * spec_validate() gave the environment one. */
 	path = spec_env_get(s, "PATH");
-	if (path == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
 	for (;;) {
 		const char *end = strchrnul(path, ':');
 		const char *dir = path;

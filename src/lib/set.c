@@ -27,7 +27,7 @@
 
 #include "cgroup.h"
 #include "cleanup.h"
-#include "hook.h"
+#include "testpoint.h"
 #include "jail.h"
 #include "rlimit.h"
 #include "spec.h"
@@ -227,7 +227,7 @@ static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, pid
 		if (jail_pids(pid1, &pids, &n, e) < 0)
 			return -1;
 		if (walk == 0)
-			test_hook("set:adopting");
+			testpoint_pause("set:adopting");
 		moved = cgroup_grow_adopt(cg, g, pids, n, e);
 		if (moved <= 0)
 			return moved;
@@ -322,7 +322,7 @@ static int grow_cgroups(struct jail *j, const char *state_root, const char *name
 	}
 	if (store_jail_write(&j->dir, rec, e) < 0)
 		goto fail;
-	test_hook("set:recorded");
+	testpoint_pause("set:recorded");
 	if (cgroup_grow_make(cg, want, g, e) < 0 || adopt_all(cg, g, j->pid, e) < 0)
 		goto fail;
 	json_decref(rec);
@@ -425,7 +425,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 	if (!limits_equal_rlimits(&old.limits, &want.limits) || nice_changed) {
 		if (jail_pids(j.pid, &pids, &npids, e) < 0)
 			goto out;
-		test_hook("set:listed");
+		testpoint_pause("set:listed");
 		/* Checked in every process before any changes: a lowered
 		 * hard limit cannot be raised back. */
 		for (size_t i = 0; i < npids; i++)
@@ -448,7 +448,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 		cell_err_prefix(e, "nothing changed");
 		goto out;
 	}
-	if ((test_fail("set:uts") && cell_err_set(e, EIO, "set the hostname (test failure)")) ||
+	if ((testpoint_fail("set:uts") && cell_err_set(e, EIO, "set the hostname (test failure)")) ||
 	    ((host != NULL || domain != NULL) && set_uts(j.pidfd, host, domain, e) < 0)) {
 		cgroup_update(&cg, &want.limits, &base, &ignored);
 		ungrow_cgroups(&j, &cg, &growth);

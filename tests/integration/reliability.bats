@@ -4,7 +4,7 @@
 # many cells racing on one state root or on one jail agree; a pid that
 # the kernel has given to another process is never taken for a jail's.
 #
-# The crash tests need the test-hooks build ($CELL_HOOKS, see hook.h):
+# The crash tests need the test-testpoints build ($CELL_TESTPOINTS, see hook.h):
 # it pauses at a named stage, and the test kills it there.
 load helpers
 
@@ -57,8 +57,8 @@ refute() {
 	fi
 }
 
-needs_hooks() {
-	[ -x "${CELL_HOOKS:-}" ] || skip "needs the test-hooks build (CELL_HOOKS)"
+needs_testpoints() {
+	[ -x "${CELL_TESTPOINTS:-}" ] || skip "needs the test-testpoints build (CELL_TESTPOINTS)"
 }
 
 # marker_pids: live processes with $MARK as an argument (the jail's, and
@@ -146,14 +146,14 @@ start_jail() {
 	[ -n "$(jail_cgroups "$JAIL")" ]
 }
 
-# pause_at STAGE ARG...: `cell ARG...` of the hooks build in the
+# pause_at STAGE ARG...: `cell ARG...` of the testpoints build in the
 # background, once it has paused at STAGE; its pid in $HOOK_PID.
 pause_at() {
 	local stage=$1 file=$WORK/paused pid i paused=
 	shift
 	rm -f "$file"
 	CELL_TEST_PAUSE=$stage CELL_TEST_PAUSE_FILE=$file \
-		"$CELL_HOOKS" --root "$STATE" "$@" </dev/null >"$WORK/hooked.out" 2>&1 3>&- &
+		"$CELL_TESTPOINTS" --root "$STATE" "$@" </dev/null >"$WORK/hooked.out" 2>&1 3>&- &
 	pid=$!
 	HOOK_PIDS+=("$pid")
 	# The hook writes its pid and a newline, then pauses for ever.
@@ -180,7 +180,7 @@ kill_paused() {
 	wait "$HOOK_PID" 2>/dev/null || true
 }
 
-# crash_at STAGE ARG...: `cell ARG...` of the hooks build, paused at
+# crash_at STAGE ARG...: `cell ARG...` of the testpoints build, paused at
 # STAGE, then killed -9 there.
 crash_at() {
 	pause_at "$@"
@@ -252,14 +252,14 @@ crash_run() {
 # --- cell run -d killed -9 ---------------------------------------------
 
 @test "run killed after making the directory leaves no jail, and rm -f says so" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:created
 	check_listed absent
 	check_rm 125 -f
 }
 
 @test "ls removes what a run killed before its record left, and its JID is free" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:created
 	[ -d "$STATE/$JAIL" ]
 	check_listed absent
@@ -274,7 +274,7 @@ crash_run() {
 }
 
 @test "a name left by a run killed before its record is free for the next run" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:created
 	start_jail
 	check_listed running
@@ -283,14 +283,14 @@ crash_run() {
 }
 
 @test "run killed after its record leaves a stopped jail that rm removes" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:recorded
 	check_listed stopped
 	check_rm 0
 }
 
 @test "run killed after making its cgroups leaves a stopped jail, cgroups released" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:cgroups
 	[ -n "$(jail_cgroups "$JAIL")" ]
 	check_listed stopped
@@ -300,7 +300,7 @@ crash_run() {
 }
 
 @test "run killed after the clone takes the unstarted jail with it" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:cloned
 	# There was one: cell and its clone carried the marker.
 	[ "$PAUSED_MARKERS" -eq 2 ]
@@ -310,7 +310,7 @@ crash_run() {
 }
 
 @test "run killed after starting the jail leaves it running once it has exec'd" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:started
 	# The record names the jail's pid 1 from this stage on; killed
 	# before its exec it dies with cell (stopped), after it lives on.
@@ -326,7 +326,7 @@ crash_run() {
 }
 
 @test "run -d killed after the exec leaves the jail running, and rm -f ends it" {
-	needs_hooks
+	needs_testpoints
 	crash_run run:execd
 	check_listed running
 	[ -n "$(jail_cgroups "$JAIL")" ]
@@ -334,7 +334,7 @@ crash_run() {
 }
 
 @test "a foreground run killed after starting its jail leaves nothing after the next ls" {
-	needs_hooks
+	needs_testpoints
 	crash_at run:started run --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
 	# Its jail dies with it, before or after its exec.
 	wait_ended "$(record .pid)"
@@ -346,7 +346,7 @@ crash_run() {
 # --- cell stop killed -9 -----------------------------------------------
 
 @test "stop killed holding the lock leaves the jail running" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	crash_at stop:locked stop -t 5 "$JAIL"
 	check_listed running
@@ -355,7 +355,7 @@ crash_run() {
 }
 
 @test "stop killed after SIGTERM to a pid 1 that ignores it leaves the jail running" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	crash_at stop:signalled stop -t 5 "$JAIL"
 	check_listed running
@@ -363,7 +363,7 @@ crash_run() {
 }
 
 @test "stop killed after SIGTERM to an --init jail leaves it stopped" {
-	needs_hooks
+	needs_testpoints
 	start_jail --init
 	crash_at stop:signalled stop -t 5 "$JAIL"
 	# The reaper passes TERM on: the jail ends without stop.
@@ -374,7 +374,7 @@ crash_run() {
 }
 
 @test "stop killed after SIGKILL leaves the jail stopped, cgroups released" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	crash_at stop:killed stop -t 0 "$JAIL"
 	wait_ended "$JAIL_PID"
@@ -384,7 +384,7 @@ crash_run() {
 }
 
 @test "stop killed after releasing the cgroups leaves the jail stopped" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	crash_at release:cgroups stop -t 0 "$JAIL"
 	[ -z "$(jail_cgroups "$JAIL")" ]
@@ -397,7 +397,7 @@ crash_run() {
 # --- cell rm killed -9 -------------------------------------------------
 
 @test "rm -f killed holding the lock leaves the jail running" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	crash_at rm:locked rm -f "$JAIL"
 	check_listed running
@@ -405,7 +405,7 @@ crash_run() {
 }
 
 @test "rm -f killed after releasing the cgroups leaves the jail stopped" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	crash_at release:cgroups rm -f "$JAIL"
 	[ -z "$(jail_cgroups "$JAIL")" ]
@@ -414,7 +414,7 @@ crash_run() {
 }
 
 @test "rm killed on its way to removing a stopped jail leaves it stopped" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	run cell stop -t 0 "$JAIL"
 	[ "$status" -eq 0 ]
@@ -426,7 +426,7 @@ crash_run() {
 # --- cell ls killed -9 while it tidies ---------------------------------
 
 @test "ls killed while releasing a dead jail's cgroups leaves it for the next ls" {
-	needs_hooks
+	needs_testpoints
 	start_jail
 	crash_at stop:killed stop -t 0 "$JAIL"
 	wait_ended "$JAIL_PID"
@@ -437,7 +437,7 @@ crash_run() {
 }
 
 @test "ls killed while removing a dead foreground jail leaves it for the next ls" {
-	needs_hooks
+	needs_testpoints
 	crash_at run:started run --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
 	wait_ended "$(record .pid)"
 	[ -n "$(jail_cgroups "$JAIL")" ]
@@ -450,7 +450,7 @@ crash_run() {
 # --- commands meeting a paused cell ----------------------------------
 
 @test "ls does not wait for a jail's lock, and shows a jail being made as creating" {
-	needs_hooks
+	needs_testpoints
 	pause_at run:cgroups run -d --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
 	run timeout 5 "$CELL" --root "$STATE" ls -a --json
 	[ "$status" -eq 0 ]
@@ -464,7 +464,7 @@ crash_run() {
 
 @test "a cell killed while its helper holds the jail's user namespace leaves no helper" {
 	local p helpers=0
-	needs_hooks
+	needs_testpoints
 	# --allow set_hostname: by run:cgroups cell's helper has made the
 	# jail's user, UTS and network namespaces and waits to be let go.
 	pause_at run:cgroups run -d --name "$JAIL" --allow set_hostname --nrtask 20 -- \
@@ -483,7 +483,7 @@ crash_run() {
 
 @test "rm -f waiting on a cell killed mid-run goes on and removes everything" {
 	local rm
-	needs_hooks
+	needs_testpoints
 	pause_at run:cgroups run -d --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
 	cell rm -f "$JAIL" >"$WORK/out.rm" 2>&1 3>&- &
 	rm=$!
@@ -499,7 +499,7 @@ crash_run() {
 
 @test "stop waiting on an rm killed holding the lock stops the jail" {
 	local stop
-	needs_hooks
+	needs_testpoints
 	start_jail
 	pause_at rm:locked rm -f "$JAIL"
 	cell stop -t 0 "$JAIL" >"$WORK/out.stop" 2>&1 3>&- &
@@ -831,7 +831,7 @@ fork_sleeper() {
 }
 
 @test "set reaches a process the jail forked after set listed its processes" {
-	needs_hooks
+	needs_testpoints
 	# pid 1 forks a sleeper (carrying the marker) when /work/fork appears.
 	run_forker --nofile 200
 	pause_at set:listed set "$JAIL" nofile=100
@@ -844,7 +844,7 @@ fork_sleeper() {
 }
 
 @test "set moves into a new cgroup a process the jail forked after set listed its processes" {
-	needs_hooks
+	needs_testpoints
 	run_forker
 	[ "$(record .cgroup)" = null ]
 	pause_at set:adopting set "$JAIL" nrtask=30
@@ -856,7 +856,7 @@ fork_sleeper() {
 }
 
 @test "set killed after recording a new cgroup leaves the jail running, and set again works" {
-	needs_hooks
+	needs_testpoints
 	JAIL_CMD=(sh -c 'sleep "$0" & exec sleep "$0"' "$MARK")
 	cell run -d --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
 	wait_sleeps
@@ -872,7 +872,7 @@ fork_sleeper() {
 }
 
 @test "set killed while moving the jail into a new cgroup leaves the rest to the next set" {
-	needs_hooks
+	needs_testpoints
 	JAIL_CMD=(sh -c 'sleep "$0" & exec sleep "$0"' "$MARK")
 	cell run -d --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
 	wait_sleeps
@@ -894,25 +894,25 @@ fork_sleeper() {
 }
 
 @test "a failure after the command ran is one line, and the command's status stays" {
-	needs_hooks
-	CELL_TEST_FAIL=run:cleanup run "$CELL_HOOKS" --root "$STATE" run --name "$JAIL" -- \
+	needs_testpoints
+	CELL_TEST_FAIL=run:cleanup run "$CELL_TESTPOINTS" --root "$STATE" run --name "$JAIL" -- \
 		sh -c 'echo ran; exit 7'
 	[ "$status" -eq 7 ]
 	[ "$output" = "ran
 cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	# the command's own errors keep their codes
-	CELL_TEST_FAIL=run:cleanup run -127 "$CELL_HOOKS" --root "$STATE" run -- /nonexistent
+	CELL_TEST_FAIL=run:cleanup run -127 "$CELL_TESTPOINTS" --root "$STATE" run -- /nonexistent
 	[ "$status" -eq 127 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[ -z "$(ls -A "$STATE")" ]
 }
 
 @test "exec into a foreground jail still being built waits until its command runs" {
-	needs_hooks
+	needs_testpoints
 	# The jail's first process pauses before it builds anything (its
 	# mounts are still a copy of the host's); its record says running.
 	CELL_TEST_PAUSE=run:building CELL_TEST_PAUSE_FILE=$WORK/paused \
-		"$CELL_HOOKS" --root "$STATE" run --name "$JAIL" --hostname built -- \
+		"$CELL_TESTPOINTS" --root "$STATE" run --name "$JAIL" --hostname built -- \
 		sleep "$MARK" </dev/null >"$WORK/run.out" 2>&1 3>&- &
 	run_pid=$!
 	HOOK_PIDS+=("$run_pid")
@@ -933,9 +933,9 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 }
 
 @test "an --init whose reaper cannot be exec'd is a one-line error with exit 125" {
-	needs_hooks
+	needs_testpoints
 	# pid 1 ends, and the kernel ends the jail with it
-	CELL_TEST_FAIL=init:exec run "$CELL_HOOKS" --root "$STATE" run --init -- sleep "$MARK"
+	CELL_TEST_FAIL=init:exec run "$CELL_TESTPOINTS" --root "$STATE" run --init -- sleep "$MARK"
 	[ "$status" -eq 125 ]
 	[ "$output" = "cell: run: --init: exec the reaper: Exec format error" ]
 	[ -z "$(marker_pids)" ]
@@ -961,9 +961,9 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 }
 
 @test "a user namespace that cannot be made is a one-line error with exit 125, leaving nothing" {
-	needs_hooks
+	needs_testpoints
 	for detach in "" "-d"; do
-		CELL_TEST_FAIL=userns:unshare run "$CELL_HOOKS" --root "$STATE" run $detach \
+		CELL_TEST_FAIL=userns:unshare run "$CELL_TESTPOINTS" --root "$STATE" run $detach \
 			--name "$JAIL" --allow set_hostname --nrtask 20 -- "${JAIL_CMD[@]}"
 		[ "$status" -eq 125 ]
 		[ "$output" = "cell: run: unshare a user namespace: No space left on device" ]
@@ -982,12 +982,12 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 }
 
 @test "a jail whose cell is killed as it joins its user namespace ends, leaving nothing" {
-	needs_hooks
+	needs_testpoints
 	# The jail's first process pauses just after it joined its user
 	# namespace; cell is killed there.  (It
 	# writes the pause file from inside: $WORK is bound at its own path.)
 	CELL_TEST_PAUSE=run:userns CELL_TEST_PAUSE_FILE=$WORK/paused \
-		"$CELL_HOOKS" --root "$STATE" run --name "$JAIL" --allow set_hostname --bind "$WORK:$WORK" -- \
+		"$CELL_TESTPOINTS" --root "$STATE" run --name "$JAIL" --allow set_hostname --bind "$WORK:$WORK" -- \
 		sleep "$MARK" </dev/null >"$WORK/run.out" 2>&1 3>&- &
 	run_pid=$!
 	HOOK_PIDS+=("$run_pid")

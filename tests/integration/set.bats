@@ -195,10 +195,10 @@ jail_procs() {
 }
 
 @test "a set that fails after giving the jail a cgroup moves it back and removes the cgroup" {
-	[ -x "${CELL_HOOKS:-}" ] || skip "needs the test-hooks build (CELL_HOOKS)"
+	[ -x "${CELL_TESTPOINTS:-}" ] || skip "needs the test-testpoints build (CELL_TESTPOINTS)"
 	start web --hostname keep
 	before=$(grep memory "/proc/$PID1/cgroup")
-	run env CELL_TEST_FAIL=set:uts "$CELL_HOOKS" --root "$STATE" set web hostname=changed memory=64M
+	run env CELL_TEST_FAIL=set:uts "$CELL_TESTPOINTS" --root "$STATE" set web hostname=changed memory=64M
 	[ "$status" -eq 125 ]
 	[ "$output" = "cell: set: nothing changed: set the hostname (test failure): Input/output error" ]
 	[ "$(grep memory "/proc/$PID1/cgroup")" = "$before" ]

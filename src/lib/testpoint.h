@@ -1,29 +1,29 @@
 /*
- * hook.h - pause points for the reliability tests.
+ * testpoint.h - pause points for the reliability tests.
  *
- * A build configured with -Dtest_hooks=true stops at stage NAME when the
+ * A build configured with -Dtestpoints=true stops at stage NAME when the
  * environment says CELL_TEST_PAUSE=NAME: it writes its pid to the file
  * CELL_TEST_PAUSE_FILE names (if any) and waits to be killed, so that a
  * test can kill -9 cell at exactly that point of run, stop or rm, or for
  * a SIGUSR1 that lets it go on (a test acts on the jail in between).
  * Other builds compile the hooks to nothing.
  */
-#ifndef CELL_HOOK_H
-#define CELL_HOOK_H
+#ifndef CELL_TESTPOINT_H
+#define CELL_TESTPOINT_H
 
 #include <stdbool.h>
 
-#ifdef CELL_TEST_HOOKS
-void test_hook(const char *stage);
+#ifdef CELL_TESTPOINTS
+void testpoint_pause(const char *stage);
 /* True when CELL_TEST_FAIL=STAGE: the caller reports a failure there, to
  * test what a failure at STAGE does to the exit status and the output. */
-bool test_fail(const char *stage);
+bool testpoint_fail(const char *stage);
 #else
-static inline void test_hook(const char *stage)
+static inline void testpoint_pause(const char *stage)
 {
 	(void)stage;
 }
-static inline bool test_fail(const char *stage)
+static inline bool testpoint_fail(const char *stage)
 {
 	(void)stage;
 	return false;

@@ -1,9 +1,9 @@
 /*
- * hook.c - pause points for the reliability tests (hook.h).
+ * testpoint.c - pause points for the reliability tests (testpoint.h).
  */
-#include "hook.h"
+#include "testpoint.h"
 
-#ifdef CELL_TEST_HOOKS
+#ifdef CELL_TESTPOINTS
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-bool test_fail(const char *stage)
+bool testpoint_fail(const char *stage)
 {
 	const char *want = getenv("CELL_TEST_FAIL");
 
@@ -26,7 +26,7 @@ static void on_resume(int sig)
 	resumed = 1;
 }
 
-void test_hook(const char *stage)
+void testpoint_pause(const char *stage)
 {
 	const char *want = getenv("CELL_TEST_PAUSE");
 	const char *file = getenv("CELL_TEST_PAUSE_FILE");
