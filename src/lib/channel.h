@@ -18,7 +18,9 @@
 #include "err.h"
 #include "tty.h"
 
-enum { MSG_ERROR = 1, MSG_PTY = 2 };
+/* MSG_PROCESS: `cell exec`'s joiner hands over the process it forked
+ * into the jail (its pidfd, its pid in exit_code). */
+enum { MSG_ERROR = 1, MSG_PTY = 2, MSG_PROCESS = 3 };
 
 struct child_msg {
 	int type;

@@ -1,28 +1,36 @@
 /*
  * exec.c - `cell exec`: a new process inside a running jail.
  *
- * Parent (cell)                          Child
- * -------------                          -----
- * lock the jail, pidfd of its pid 1
- * the jail's policy, from its record
- * setns(pidfd, PID): our children are
- *   born in the jail's pid namespace
- * clone3(CLONE_PIDFD,
- *        v2: CLONE_INTO_CGROUP)       ->  wait for "go"
- * v1: move the pid into the cgroups  ->  setns(pidfd, mount, UTS, IPC,
- *                                           net, cgroup, and user if it
- *                                           has one): the jail's root
- *                                         pty of the jail's devpts, sent
- *                                         back
- *                                         the jail's policy (caps, seccomp,
- *                                           Landlock, no_new_privs, rlimits)
- *                                         user, workdir, fds
- * EOF on the channel: unlock         <-   execve
- * relay the pty, forward signals,
- * wait (pidfd)
+ * Parent (cell)                 Joiner                     Process
+ * -------------                 ------                     -------
+ * lock the jail, pidfd of its
+ *   pid 1; the jail's policy,
+ *   from its record
+ * clone3(CLONE_PIDFD)       ->  v1: into the jail's
+ *                                 cgroups
+ *                               setns(pidfd: mount, UTS,
+ *                                 IPC, net, cgroup, user
+ *                                 if it has one, and pid
+ *                                 for its children), all
+ *                                 at once
+ *                               clone3(CLONE_PARENT,
+ *                                 v2: CLONE_INTO_CGROUP) ->  born in every namespace
+ * sync: the process's pidfd <-  sends its pidfd, exits      of the jail at once
+ * reap the joiner                                            pty of the jail's devpts,
+ *                                                              sent back
+ *                                                            the jail's policy (caps,
+ *                                                              seccomp, Landlock,
+ *                                                              no_new_privs, rlimits)
+ * EOF on the channel: unlock  <-                             user, workdir, fds, execve
+ * relay the pty, forward signals, wait (pidfd)
  *
- * So the exec'd process is in every namespace and cgroup of the jail,
- * held to the same policy: no freer than the jail's own processes.
+ * The pid namespace is joined last and only for a child: a process that
+ * stood in the jail's /proc while still in the host's mount, network or
+ * UTS namespace could be caught there by the jail (its mount table, its
+ * sockets; a /proc/N/net opened then reads the host's network for good).
+ * The process is the joiner's child in the jail's namespaces and cell's
+ * by CLONE_PARENT, so cell waits for it through its pidfd.  It is no
+ * freer than the jail's own processes.
  */
 #include "exec.h"
 
@@ -39,7 +47,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
 
 #include "cgroup.h"
 #include "channel.h"
@@ -54,6 +67,8 @@
 struct exec_child {
 	const struct jail_spec *spec;
 	const struct policy *policy;
+	const struct cgroup *cgroup;
+	int cgroup_fd;	/* v2: the jail's cgroup, for CLONE_INTO_CGROUP; else -1 */
 	int jail_pidfd;
 	int join_user; /* CLONE_NEWUSER if the jail has a user namespace of its own */
 	int sock;
@@ -61,36 +76,23 @@ struct exec_child {
 	mode_t umask;
 };
 
-static noreturn void exec_child(const struct exec_child *c)
+/* The process in the jail: born in all its namespaces, its cgroups. */
+static noreturn void exec_process(const struct exec_child *c)
 {
 	const struct jail_spec *s = c->spec;
-	int ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWCGROUP |
-		 c->join_user;
 	int master = -1, slave = -1;
 	struct cell_err e;
-	char go;
-	ssize_t n;
 
 	cell_err_clear(&e);
 	/* Until its execve, this is cell's memory inside the jail: not for
-	 * the jail's processes to ptrace or read (CVE-2016-9962). */
+	 * the jail's processes to ptrace or read (CVE-2016-9962).  Its
+	 * parent is cell (CLONE_PARENT): it dies with cell. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
 		cell_err_set(&e, errno, "prctl");
 		channel_fail(c->sock, &e);
 	}
 	if (!s->tty && setsid() < 0) {
 		cell_err_set(&e, errno, "setsid");
-		channel_fail(c->sock, &e);
-	}
-	do
-		n = recv(c->sock, &go, 1, 0);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(CELL_EXIT_ERROR);
-	/* All at once: there is no moment in some of the jail's namespaces
-	 * and not the others.  The mount namespace brings the jail's root. */
-	if (setns(c->jail_pidfd, ns) < 0) {
-		cell_err_set(&e, errno, "join the jail's namespaces");
 		channel_fail(c->sock, &e);
 	}
 	close(c->jail_pidfd);
@@ -110,19 +112,91 @@ static noreturn void exec_child(const struct exec_child *c)
 	}
 	if (policy_apply(s, c->policy, &e) < 0)
 		channel_fail(c->sock, &e);
-	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)
+	struct process_finish f = {
+		.spec = s,
+		.policy = c->policy,
+		.sock = c->sock,
+		.tty_slave = slave,
+		.log_fd = -1,
+		.rearm_deathsig = s->has_user,
+		.outlive_cell = false,
+		.umask = c->umask,
+		.sigmask = c->parent,
+	};
+	process_finish(&f);
+}
+
+/* The joiner: enters the jail's cgroups and namespaces, the pid
+ * namespace for its children only, and forks the process there. */
+static noreturn void exec_joiner(const struct exec_child *c)
+{
+	int ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWCGROUP |
+		 CLONE_NEWPID | c->join_user;
+	struct child_msg m = {.type = MSG_PROCESS};
+	struct cell_err e;
+	int pidfd = -1;
+	pid_t pid;
+
+	cell_err_clear(&e);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		cell_err_set(&e, errno, "prctl");
 		channel_fail(c->sock, &e);
-	if (process_set_user(s, &e) < 0 || (s->has_user && policy_apply_caps(c->policy, &e) < 0) ||
-	    process_set_workdir(s, &e) < 0)
+	}
+	/* v1: by path, from the host's mounts, before the jail's hide them;
+	 * the fork inherits them.  v2: the clone below goes straight in. */
+	if (c->cgroup->layout == CGROUP_V1 && cgroup_add_pid(c->cgroup, getpid(), &e) < 0)
 		channel_fail(c->sock, &e);
-	if (s->has_user)
-		channel_rearm_deathsig(c->sock);
-	umask(c->umask);
-	if (process_close_fds(&e) < 0)
+	/* All at once: there is no moment in some of the jail's namespaces
+	 * and not the others.  The mount namespace brings the jail's root. */
+	if (setns(c->jail_pidfd, ns) < 0) {
+		cell_err_set(&e, errno, "join the jail's namespaces");
 		channel_fail(c->sock, &e);
-	sigprocmask(SIG_SETMASK, &c->parent, NULL);
-	process_exec(s, &e);
-	channel_fail(c->sock, &e);
+	}
+	pid = ns_clone(CLONE_PARENT, c->cgroup_fd, &pidfd);
+	if (pid < 0) {
+		cell_err_set(&e, errno, "fork into the jail");
+		channel_fail(c->sock, &e);
+	}
+	if (pid == 0)
+		exec_process(c);
+	/* sync: the process's pidfd to cell, which is its parent. */
+	m.exit_code = (int)pid;
+	if (tty_send_fd(c->sock, &m, sizeof(m), pidfd) < 0)
+		_exit(CELL_EXIT_ERROR); /* cell is gone; the process dies with it */
+	_exit(0);
+}
+
+/* Until the joiner has handed over the process: its pidfd and pid in R,
+ * the joiner reaped.  An error it reported is in r->failed. */
+static int take_process(struct run *r, struct cell_err *e)
+{
+	struct child_msg m;
+	int fd = -1;
+	ssize_t n;
+	siginfo_t info;
+
+	do
+		n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
+	while (n < 0 && errno == EINTR);
+	while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &info, WEXITED) < 0 && errno == EINTR)
+		;
+	close(r->pidfd);
+	r->pidfd = -1;
+	r->pid = -1;
+	if (n == (ssize_t)sizeof(m) && m.type == MSG_PROCESS && fd >= 0) {
+		r->pidfd = fd;
+		r->pid = (pid_t)m.exit_code;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (n == (ssize_t)sizeof(m) && m.type == MSG_ERROR) {
+		r->failed = true;
+		r->err = m;
+		run_child_error(r, e);
+		return -1;
+	}
+	return cell_err_set(e, n < 0 ? errno : 0, "start the process in the jail");
 }
 
 /* CLONE_NEWUSER when pid 1 of jail J is in a user namespace that is not
@@ -186,11 +260,6 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	cgfd = v2_cgroup_fd(&cg, e);
 	if (cgfd == -1)
 		goto out;
-	/* Only our children are born there: cell itself stays where it is. */
-	if (setns(j.pidfd, CLONE_NEWPID) < 0) {
-		cell_err_set(e, errno, "jail %s: join its pid namespace", s->name);
-		goto out;
-	}
 	if (run_open(&r, sv, e) < 0)
 		goto out;
 	c.parent = r.saved;
@@ -198,21 +267,20 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	c.jail_pidfd = j.pidfd;
 	c.umask = umask(022);
 	umask(c.umask);
-	r.pid = ns_clone(0, cgfd >= 0 ? cgfd : -1, &r.pidfd);
+	c.cgroup = &cg;
+	c.cgroup_fd = cgfd >= 0 ? cgfd : -1;
+	r.pid = ns_clone(0, -1, &r.pidfd);
 	if (r.pid < 0) {
 		cell_err_set(e, errno, "jail %s: clone", s->name);
 		goto out;
 	}
 	if (r.pid == 0) {
 		close(sv[0]);
-		exec_child(&c);
+		exec_joiner(&c);
 	}
 	run_take_channel(&r, sv);
-	if (cgroup_add_pid(&cg, r.pid, e) < 0 || send(r.sock, "g", 1, MSG_NOSIGNAL) != 1) {
-		if (e->msg[0] == '\0')
-			cell_err_set(e, errno, "jail %s: start", s->name);
-		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
-		run_supervise(&r);
+	if (take_process(&r, e) < 0) {
+		cell_err_prefix(e, "jail %s", s->name);
 		goto out;
 	}
 	/* Serialized with set and stop until the command runs; then the
@@ -223,6 +291,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	*status = run_supervise(&r);
 	if (r.failed) {
 		run_child_error(&r, e);
+		cell_err_prefix(e, "jail %s", s->name);
 		goto out;
 	}
 	ret = 0;

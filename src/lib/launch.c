@@ -97,15 +97,20 @@ static noreturn void child_fail(const struct child_ctx *c, const struct cell_err
 	channel_fail(c->sock, e);
 }
 
-static void redirect_stdio_to_null(void)
+/* stdio on /dev/null: pid 1 keeps no host terminal. */
+static int redirect_stdio_to_null(void)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		return;
+		return -1;
 	for (int i = 0; i <= 2; i++)
-		dup2(fd, i);
+		if (dup2(fd, i) < 0) {
+			close(fd);
+			return -1;
+		}
 	close(fd);
+	return 0;
 }
 
 /* The child builds the jail in its new namespaces, where nothing else
@@ -132,20 +137,55 @@ static void child_wait_go(const struct child_ctx *c, struct cell_err *e)
 	}
 }
 
-/* A detached jail's stdio: stdin /dev/null, stdout and stderr the log
- * unless the caller redirected them to a file of its own. */
-static int detach_stdio(const struct child_ctx *c, struct cell_err *e)
+/*
+ * --init: the jail's first process becomes pid 1, cell-init, once its
+ * child PAYLOAD has been forked.  Every step is checked before the
+ * runtime's descriptors are closed, so that a failure still reaches cell
+ * on the channel (and pid 1's end takes the payload with it).
+ */
+static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool has_tty)
 {
 	const struct jail_spec *s = c->spec;
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	struct cell_err e;
+	int status_fd = -1, memfd = -1;
 
-	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
-		return cell_err_set(e, errno, "stdin from /dev/null");
-	close(null);
-	if ((!s->keep_stdout && dup2(c->log_fd, STDOUT_FILENO) < 0) ||
-	    (!s->keep_stderr && dup2(c->log_fd, STDERR_FILENO) < 0))
-		return cell_err_set(e, errno, "stdout and stderr to the log");
-	return 0;
+	cell_err_clear(&e);
+	/* Until the exec its /proc/1/exe is cell's binary on the host,
+	 * reachable through the magic link (CVE-2019-5736's way in): not
+	 * dumpable, /proc/1 is closed to processes without CAP_SYS_PTRACE,
+	 * which no jail has.  cell-init says the same of itself. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		cell_err_set(&e, errno, "--init: make pid 1 non-dumpable");
+		child_fail(c, &e);
+	}
+	if ((has_tty || s->detach) && redirect_stdio_to_null() < 0) {
+		cell_err_set(&e, errno, "--init: stdio of pid 1 to /dev/null");
+		child_fail(c, &e);
+	}
+	/* A detached jail outlives its cell. */
+	if (s->detach && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0) {
+		cell_err_set(&e, errno, "--init: clear the parent-death signal");
+		child_fail(c, &e);
+	}
+	/* Close, not mark, every runtime descriptor (state root, rootfs,
+	 * channel) but the status file (fd 3) and cell-init's memfd (fd 4,
+	 * closed by the exec), or the jail could reach the host through
+	 * /proc/1/fd (CVE-2024-21626).  The payload's exec closes the
+	 * channel's last copy. */
+	if (c->exit_fd >= 0)
+		status_fd = fcntl(c->exit_fd, F_DUPFD, 10);
+	if (c->init_fd >= 0)
+		memfd = fcntl(c->init_fd, F_DUPFD_CLOEXEC, 10);
+	if ((c->exit_fd >= 0 && status_fd < 0) || (c->init_fd >= 0 && memfd < 0) ||
+	    (status_fd >= 0 && dup2(status_fd, 3) < 0) ||
+	    (memfd >= 0 && dup3(memfd, 4, O_CLOEXEC) < 0)) {
+		cell_err_set(&e, errno, "--init: descriptors of pid 1");
+		child_fail(c, &e);
+	}
+	if (syscall(SYS_close_range, 5U, ~0U, 0U) < 0 || (status_fd < 0 && close(3) < 0 && errno != EBADF) ||
+	    (memfd < 0 && close(4) < 0 && errno != EBADF))
+		_exit(CELL_EXIT_ERROR); /* the channel is gone: the payload's end says it */
+	init_exec(memfd >= 0 ? 4 : -1, payload, status_fd >= 0 ? 3 : -1);
 }
 
 static noreturn void child_main(const struct child_ctx *c)
@@ -220,61 +260,21 @@ static noreturn void child_main(const struct child_ctx *c)
 			cell_err_set(&e, errno, "--init: fork");
 			child_fail(c, &e);
 		}
-		if (pid > 0) {
-			int status_fd = -1, memfd = -1;
-
-			/* Close, not mark, every runtime descriptor (state
-			 * root, rootfs, channel) but the status file (fd 3)
-			 * and cell-init's memfd (fd 4, closed by the exec), or
-			 * the jail could reach the host through /proc/1/fd
-			 * (CVE-2024-21626).  The payload's exec closes the
-			 * channel's last copy. */
-			if (c->exit_fd >= 0)
-				status_fd = fcntl(c->exit_fd, F_DUPFD, 10);
-			if (c->init_fd >= 0)
-				memfd = fcntl(c->init_fd, F_DUPFD_CLOEXEC, 10);
-			if ((status_fd >= 0 && dup2(status_fd, 3) < 0) ||
-			    (memfd >= 0 && dup3(memfd, 4, O_CLOEXEC) < 0))
-				_exit(CELL_EXIT_ERROR);
-			syscall(SYS_close_range, 5U, ~0U, 0U);
-			if (status_fd < 0)
-				close(3);
-			if (memfd < 0)
-				close(4);
-			/* Until the exec its /proc/1/exe is cell's binary on the host, reachable
-			 * through the magic link (CVE-2019-5736's way in): not
-			 * dumpable, /proc/1 is closed to processes without
-			 * CAP_SYS_PTRACE, which no jail has.  cell-init says
-			 * the same of itself. */
-			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-			if (slave >= 0 || s->detach)
-				redirect_stdio_to_null(); /* keep no host terminal */
-			/* A detached jail outlives its cell. */
-			if (s->detach)
-				prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
-			init_exec(memfd >= 0 ? 4 : -1, pid, status_fd >= 0 ? 3 : -1);
-		}
+		if (pid > 0)
+			become_init(c, pid, slave >= 0);
 	}
-	if (slave >= 0 && tty_make_controlling(slave, &e) < 0)
-		child_fail(c, &e);
-	/* A uid change empties the permitted set; set the kept caps again. */
-	if (process_set_user(s, &e) < 0 || (s->has_user && policy_apply_caps(&c->policy, &e) < 0) ||
-	    process_set_workdir(s, &e) < 0)
-		child_fail(c, &e);
-	if (s->has_user && !s->detach)
-		channel_rearm_deathsig(c->sock);
-	umask(c->umask);
-	if (s->detach && detach_stdio(c, &e) < 0)
-		child_fail(c, &e);
-	if (process_close_fds(&e) < 0)
-		child_fail(c, &e);
-	sigprocmask(SIG_SETMASK, &c->parent, NULL);
-	/* A detached jail outlives its cell, from its exec on: before, a
-	 * cell killed mid-start takes the unfinished jail with it. */
-	if (s->detach && !s->init)
-		prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
-	process_exec(s, &e);
-	child_fail(c, &e);
+	struct process_finish f = {
+		.spec = s,
+		.policy = &c->policy,
+		.sock = c->sock,
+		.tty_slave = slave,
+		.log_fd = s->detach ? c->log_fd : -1,
+		.rearm_deathsig = s->has_user && !s->detach,
+		.outlive_cell = s->detach && !s->init,
+		.umask = c->umask,
+		.sigmask = c->parent,
+	};
+	process_finish(&f);
 }
 
 static json_t *allow_json(unsigned int allow)
@@ -539,6 +539,7 @@ failed:
 	if (r.failed) {
 		*status = -1;
 		run_child_error(&r, e);
+		cell_err_prefix(e, "jail %s", s->name);
 		goto out;
 	}
 	ret = 0;

@@ -51,7 +51,9 @@ pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd)
 		args.cgroup = (uint64_t)cgroup_fd;
 	}
 	args.pidfd = (uint64_t)(uintptr_t)pidfd;
-	args.exit_signal = SIGCHLD;
+	/* With CLONE_PARENT the kernel takes the caller's own exit signal
+	 * (SIGCHLD) and refuses another. */
+	args.exit_signal = (flags & CLONE_PARENT) ? 0 : SIGCHLD;
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 

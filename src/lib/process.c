@@ -13,8 +13,12 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "channel.h"
 
 static gid_t passwd_gid(uid_t uid)
 {
@@ -113,4 +117,55 @@ int process_exec(const struct jail_spec *s, struct cell_err *e)
 		path = end + 1;
 	}
 	return exec_failed(e, saved, cmd);
+}
+
+/* A detached jail's stdio: stdin /dev/null, stdout and stderr the log
+ * unless the caller redirected them to a file of its own. */
+static int detach_stdio(const struct process_finish *f, struct cell_err *e)
+{
+	const struct jail_spec *s = f->spec;
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
+		return cell_err_set(e, errno, "stdin from /dev/null");
+	close(null);
+	if ((!s->keep_stdout && dup2(f->log_fd, STDOUT_FILENO) < 0) ||
+	    (!s->keep_stderr && dup2(f->log_fd, STDERR_FILENO) < 0))
+		return cell_err_set(e, errno, "stdout and stderr to the log");
+	return 0;
+}
+
+static int finish(const struct process_finish *f, struct cell_err *e)
+{
+	const struct jail_spec *s = f->spec;
+
+	if (f->tty_slave >= 0 && tty_make_controlling(f->tty_slave, e) < 0)
+		return -1;
+	/* A uid change empties the permitted set: the kept caps again. */
+	if (process_set_user(s, e) < 0 || (s->has_user && policy_apply_caps(f->policy, e) < 0) ||
+	    process_set_workdir(s, e) < 0)
+		return -1;
+	if (f->rearm_deathsig)
+		channel_rearm_deathsig(f->sock);
+	umask(f->umask);
+	if (f->log_fd >= 0 && detach_stdio(f, e) < 0)
+		return -1;
+	if (process_close_fds(e) < 0)
+		return -1;
+	if (sigprocmask(SIG_SETMASK, &f->sigmask, NULL) < 0)
+		return cell_err_set(e, errno, "restore the signal mask");
+	/* From its exec on a detached jail outlives its cell; before, a cell
+	 * killed mid-start takes the unfinished jail with it. */
+	if (f->outlive_cell && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
+		return cell_err_set(e, errno, "clear the parent-death signal");
+	return process_exec(s, e);
+}
+
+noreturn void process_finish(const struct process_finish *f)
+{
+	struct cell_err e;
+
+	cell_err_clear(&e);
+	finish(f, &e);
+	channel_fail(f->sock, &e);
 }

@@ -5,7 +5,13 @@
 #ifndef CELL_PROCESS_H
 #define CELL_PROCESS_H
 
+#include <signal.h>
+#include <stdbool.h>
+#include <stdnoreturn.h>
+#include <sys/types.h>
+
 #include "err.h"
+#include "policy.h"
 #include "spec.h"
 
 /* Switches to the spec's --user (groups, gid, uid), looking up a missing
@@ -21,5 +27,28 @@ int process_close_fds(struct cell_err *e);
 /* execve()s the command, searched for in the jail's PATH.  Returns only on
  * failure, with exit_code 127 (not found) or 126 (not executable). */
 int process_exec(const struct jail_spec *s, struct cell_err *e);
+
+/*
+ * The end of every process cell starts in a jail, the jail's first one
+ * (`run`) and an added one (`exec`), once it stands in the jail's
+ * namespaces and root under its policy: the controlling terminal, the
+ * user (and the kept capabilities again, which a uid change empties), the
+ * working directory, the caller's umask, a detached jail's stdio, the
+ * close-on-exec sweep, the caller's signal mask, the parent-death signal,
+ * execve.  Any failure is sent on the channel SOCK and ends the process
+ * with the error's exit code.
+ */
+struct process_finish {
+	const struct jail_spec *spec;
+	const struct policy *policy;
+	int sock;	     /* the channel (close-on-exec: its end of file = exec'd) */
+	int tty_slave;	     /* the pty's slave, to make controlling; -1: none */
+	int log_fd;	     /* stdout and stderr unless kept (detached); -1: none */
+	bool rearm_deathsig; /* after a uid change: die with cell until the exec */
+	bool outlive_cell;   /* clear the parent-death signal just before execve */
+	mode_t umask;
+	sigset_t sigmask;
+};
+noreturn void process_finish(const struct process_finish *f);
 
 #endif

@@ -493,3 +493,41 @@ for i in range(200):
 	wait_exit "$stopper"
 	[ "$status" -eq 0 ]
 }
+
+# --- the order of joining ---------------------------------------------
+
+@test "no exec'd process shows in the jail's /proc while it is still in the host's network namespace" {
+	# The probe watches the jail's /proc for a process whose network is
+	# not the jail's (it has only lo) while the host execs into it.
+	grep -qvE '^ *(lo|Inter-| face):' /proc/net/dev || skip "the host has no network but lo"
+	cat >"$WORK/probe.py" <<'PY'
+import os, sys, time
+caught = set()
+deadline = time.monotonic() + 60
+open("/work/probing", "w").close()
+while time.monotonic() < deadline and not os.path.exists("/work/stop"):
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/net/dev" % p) as f:
+                names = [l.split(":")[0].strip() for l in f.read().splitlines()[2:]]
+        except OSError:
+            continue
+        if any(n != "lo" for n in names):
+            caught.add(p)
+with open("/work/caught.tmp", "w") as f:
+    f.write("%d\n" % len(caught))
+os.rename("/work/caught.tmp", "/work/caught")
+PY
+	cell run -d --name web --bind "$WORK:/work" -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" \
+		-- sh -c "$JAIL_GUARD_SH"'
+exec python3 /work/probe.py' >/dev/null
+	wait_for "$WORK/probing"
+	for _ in $(seq 40); do
+		cell exec web true
+	done
+	touch "$WORK/stop"
+	wait_for "$WORK/caught"
+	[ "$(cat "$WORK/caught")" = 0 ]
+}

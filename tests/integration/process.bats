@@ -322,10 +322,10 @@ TERM=xterm" ]
 }
 
 @test "a --workdir that does not exist is a one-line error with exit 125" {
-	run --separate-stderr cell run --workdir /nonexistent -- true
+	run --separate-stderr cell run --name w --workdir /nonexistent -- true
 	[ "$status" -eq 125 ]
 	[ "$output" = "" ]
-	[ "$stderr" = "cell: run: --workdir /nonexistent: No such file or directory" ]
+	[ "$stderr" = "cell: run: jail w: --workdir /nonexistent: No such file or directory" ]
 }
 
 @test "--user 1000:1000 runs as uid and gid 1000 with no other group" {
