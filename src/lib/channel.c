@@ -154,8 +154,14 @@ void run_read_channel(struct run *r)
 {
 	struct child_msg m;
 	int fd = -1;
-	ssize_t n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
+	ssize_t n;
 
+	/* ECONNRESET: the child closed its end with a byte of ours unread
+	 * ("go" to a child that failed first).  The kernel reports that
+	 * once, before the messages the child sent, which are still queued. */
+	do
+		n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
+	while (n < 0 && (errno == EINTR || errno == ECONNRESET));
 	if (n <= 0) { /* end of file: the payload was exec'd (or the child died) */
 		close(r->sock);
 		r->sock = -1;
@@ -181,6 +187,8 @@ void run_read_channel(struct run *r)
 	if (m.type == MSG_ERROR) {
 		r->failed = true;
 		r->err = m;
+	} else if (m.type == MSG_HOLD && m.errnum > 0) {
+		r->hold = m.errnum;
 	}
 }
 
@@ -248,7 +256,7 @@ int run_supervise(struct run *r)
  * channel) or the child has reported its error. */
 void run_wait_exec(struct run *r)
 {
-	while (r->sock >= 0) {
+	while (r->sock >= 0 && !r->failed && r->hold == 0) {
 		struct pollfd p = {.fd = r->sock, .events = POLLIN};
 
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)

@@ -19,8 +19,10 @@
 #include "tty.h"
 
 /* MSG_PROCESS: `cell exec`'s joiner hands over the process it forked
- * into the jail (its pidfd, its pid in exit_code). */
-enum { MSG_ERROR = 1, MSG_PTY = 2, MSG_PROCESS = 3 };
+ * into the jail (its pidfd, its pid in exit_code).  MSG_HOLD: the child
+ * stopped where the launch asked (LAUNCH_HOLD_* in errnum) and waits for
+ * "c". */
+enum { MSG_ERROR = 1, MSG_PTY = 2, MSG_PROCESS = 3, MSG_HOLD = 4 };
 
 struct child_msg {
 	int type;
@@ -41,6 +43,7 @@ struct run {
 	bool stdout_open;
 	struct tty_saved tty;
 	bool failed; /* the child reported an error */
+	int hold;    /* the child is held there (MSG_HOLD), 0: not held */
 	struct child_msg err;
 	sigset_t saved; /* the signal mask before run_open() */
 	bool masked;
@@ -76,8 +79,8 @@ void run_read_channel(struct run *r);
  * returns its status (128+N when killed by signal N). */
 int run_supervise(struct run *r);
 
-/* Waits until the command has been exec'd (end of file on the channel)
- * or the child has reported its error (r->failed). */
+/* Waits until the command has been exec'd (end of file on the channel),
+ * the child has reported its error (r->failed), or it is held (r->hold). */
 void run_wait_exec(struct run *r);
 
 #endif

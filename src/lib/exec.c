@@ -68,7 +68,7 @@ struct exec_child {
 	const struct jail_spec *spec;
 	const struct policy *policy;
 	const struct cgroup *cgroup;
-	int cgroup_fd;	/* v2: the jail's cgroup, for CLONE_INTO_CGROUP; else -1 */
+	int cgroup_fd; /* v2: the jail's cgroup, for CLONE_INTO_CGROUP; else -1 */
 	int jail_pidfd;
 	int join_user; /* CLONE_NEWUSER if the jail has a user namespace of its own */
 	int sock;
@@ -177,7 +177,7 @@ static int take_process(struct run *r, struct cell_err *e)
 
 	do
 		n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
-	while (n < 0 && errno == EINTR);
+	while (n < 0 && (errno == EINTR || errno == ECONNRESET));
 	while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &info, WEXITED) < 0 && errno == EINTR)
 		;
 	close(r->pidfd);

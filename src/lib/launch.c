@@ -1,42 +1,66 @@
 /*
- * launch.c - the start sequence of a jail (DESIGN.md, "Engine rules").
+ * launch.c - the launch of a jail, in stages (DESIGN.md, "The launch,
+ * in stages").
  *
- * Parent (cell)                         Child (the jail's pid 1)
- * -------------                         ------------------------
- * open --rootfs and --bind sources
- * [--allow set_hostname: a helper
- *  makes user, UTS, net namespaces]     (ns.c)
- * create + lock the state directory,
- *   its JID                             (store.c)
- * name the cgroups; with any, record
+ * Parent (cell), one stage each          Child (the jail's pid 1)
+ * ------------------------------         ------------------------
+ * prepare: open --rootfs and --bind
+ *   sources, rlimits, the policy;
+ *   [--allow set_hostname: a helper
+ *    makes user, UTS, net namespaces]    (ns.c)
+ * state: create + lock the state
+ *   directory, its JID                   (store.c)
+ * cgroups: name them; with any, record
  *   "creating"; create them, write
- *   the limits                          (cgroup.c)
- * -d: open the log (and exit) files
- * [the helper's maps written, its
- *  namespaces opened, it ends]
- * block the forwarded signals
- * clone3(all namespaces, CLONE_PIDFD,
- *        v2: CLONE_INTO_CGROUP)      ->  [join those UTS and net]
- * v1: move the pid into the cgroups     mounts, pivot_root   (rootfs.c)
- * record "running": pid + start time    pty, sent back       (tty.c)
- *                                       hostname, loopback   (uts.c, ns.c)
- * send "go"                          ->  wait for "go"; own cgroup namespace
- *                                       its cgroups at /sys/fs/cgroup
- *                                       [join its user namespace]
- *                                       policy               (policy.c)
- *                                       [--init: fork; pid 1 execs
- *                                        cell-init]          (init.c)
- *                                       user, workdir, fds   (process.c)
- * relay pty, forward signals            execve
- *   (foreground: unlock the jail)
- * EOF on the channel = exec'd (-d: return now; the jail lives on);
- * a message on it = the child's error
- * wait (pidfd); relock, remove the
- * cgroups and the state
+ *   the limits                           (cgroup.c)
+ * files: -d: the log (and exit) files;
+ *   --init: cell-init's memfd; [the
+ *   helper's maps written, its
+ *   namespaces opened, it ends]
+ * spawn: block the forwarded signals;
+ *   clone3(all namespaces, CLONE_PIDFD,
+ *   v2: CLONE_INTO_CGROUP)            ->  enter: [join those UTS and net]
+ *                                         built: mounts              (rootfs.c)
+ *                                           hold "prepivot"
+ *                                         pivoted: pivot_root
+ *                                           hold "postpivot"
+ *                                         pty, sent back (sync 2)    (tty.c)
+ *                                         identity: hostname, lo     (uts.c, ns.c)
+ * start: v1: the pid into the cgroups;
+ *   record "running": pid + start time;
+ *   "go" (sync 1)                     ->  entered: wait for "go"; own cgroup
+ *                                           namespace, its cgroups at
+ *                                           /sys/fs/cgroup
+ *                                         [join its user namespace]
+ *                                         policy                     (policy.c)
+ *                                         [--init: fork; pid 1 execs
+ *                                          cell-init]                (init.c)
+ *                                         user, workdir, fds          (process.c)
+ * exec: wait for end-of-file (sync 3) <-  execve
+ *   (-d: return; the jail lives on)
+ * wait (foreground): unlock, relay the
+ *   pty, forward signals, pidfd
+ * release: relock; the stages undone in reverse: cgroups, state
  *
- * The channel is a SOCK_SEQPACKET socketpair whose child end is
- * close-on-exec: the parent reads a structured error, a pty master, or
- * end-of-file, which means the payload's execve() succeeded.
+ * The sync points, over the channel (a SOCK_SEQPACKET socketpair whose
+ * child end is close-on-exec):
+ *   sync 1  parent -> child  "g": the child is recorded and in its
+ *           cgroups; nothing before it forks or runs the command.
+ *   sync 2  child -> parent  MSG_PTY: the pty's master (with a terminal).
+ *   sync 3  child -> parent  end-of-file: the payload's execve succeeded;
+ *           MSG_ERROR instead, at any point: the child's error.
+ *   hold    child -> parent  MSG_HOLD (prepivot, postpivot), then parent
+ *           -> child "c": the launch stops with the root built, before
+ *           and after pivot_root, where a launch asks (LAUNCH_HOLD_*:
+ *           where OCI's createRuntime and createContainer hooks run).
+ *
+ * A stage that fails undoes the stages before it, in reverse (as jail(8)
+ * runs its stop commands as its start commands reversed); a child that
+ * fails sends its error and exits, and the parent's stages are undone the
+ * same way.  In builds with pause points, CELL_TEST_FAIL=launch:STAGE
+ * makes STAGE fail (parent's and child's alike) and CELL_TEST_HOLD=
+ * prepivot|postpivot holds the child there while cell pauses at
+ * run:prepivot / run:postpivot.
  */
 #include "launch.h"
 
@@ -87,6 +111,8 @@ struct child_ctx {
 	int log_fd;	      /* detached: the log file, for stdout and stderr */
 	int exit_fd;	      /* detached --init: the reaper writes the status here */
 	int init_fd;	      /* --init: sealed memfd of cell-init */
+	unsigned int hold;    /* LAUNCH_HOLD_*: where to stop for the parent */
+	bool go_seen;	      /* sync 1 came while held */
 	struct ns_own own;    /* --allow set_hostname: its own user namespace */
 	sigset_t parent;      /* the signal mask to restore before execve */
 	mode_t umask;
@@ -113,28 +139,110 @@ static int redirect_stdio_to_null(void)
 	return 0;
 }
 
-/* The child builds the jail in its new namespaces, where nothing else
- * sees it, while cell records it, and then waits for "go": by then the
- * parent has moved it into its cgroups (v1) and recorded its pid, so
- * that the jail never runs its command, or a process of its own,
- * unrecorded.  Its cgroup namespace is made only then, so that the
- * jail's cgroup is the namespace's root. */
-static void child_wait_go(const struct child_ctx *c, struct cell_err *e)
+/* Reads the parent's next byte WANT ("g" or "c").  A "g" that comes
+ * while the child waits for a "c" (cell recorded it while it was held)
+ * is kept for child_wait_go(). */
+static void child_wait_byte(struct child_ctx *c, char want)
 {
-	char go;
+	char got;
 	ssize_t n;
 
-	do
-		n = recv(c->sock, &go, 1, 0);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(CELL_EXIT_ERROR); /* cell failed, and says why */
+	if (want == 'g' && c->go_seen)
+		return;
+	for (;;) {
+		do
+			n = recv(c->sock, &got, 1, 0);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(CELL_EXIT_ERROR); /* cell failed, and says why */
+		if (got == want)
+			return;
+		if (got == 'g')
+			c->go_seen = true;
+	}
+}
+
+/* The end of child stage NAME: a failure injected there (test builds),
+ * and the hold the launch asked for. */
+static void child_stage(struct child_ctx *c, const char *name, unsigned int hold)
+{
+	struct cell_err e;
+
+	if (testpoint_fail_at("launch", name, &e))
+		child_fail(c, &e);
+	if (hold != 0 && (c->hold & hold)) {
+		struct child_msg m = {.type = MSG_HOLD, .errnum = (int)hold};
+
+		if (send(c->sock, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+			_exit(CELL_EXIT_ERROR);
+		child_wait_byte(c, 'c');
+	}
+}
+
+/* The child builds the jail in its new namespaces, where nothing else
+ * sees it, while cell records it, and then waits for "go" (sync 1): by
+ * then the parent has moved it into its cgroups (v1) and recorded its
+ * pid, so that the jail never runs its command, or a process of its
+ * own, unrecorded.  Its cgroup namespace is made only then, so that the
+ * jail's cgroup is the namespace's root. */
+static void child_wait_go(struct child_ctx *c, struct cell_err *e)
+{
+	child_wait_byte(c, 'g');
 	if (c->cgroup->layout == CGROUP_NONE)
 		return;
 	if (unshare(CLONE_NEWCGROUP) < 0) {
 		cell_err_set(e, errno, "unshare the cgroup namespace");
 		child_fail(c, e);
 	}
+}
+
+/* enter: dies with cell until set free; its session; the namespaces it
+ * joins rather than makes. */
+static void child_enter(struct child_ctx *c, struct cell_err *e)
+{
+	const struct jail_spec *s = c->spec;
+
+	/* A foreground jail dies with its cell: nothing is left running
+	 * if cell is killed. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		cell_err_set(e, errno, "set parent-death signal");
+		child_fail(c, e);
+	}
+	/* Without a pty of its own the jail shares cell's terminal: in a
+	 * session of its own, that terminal is not its controlling one, and
+	 * the kernel refuses it TIOCSTI (typing into the host's shell). */
+	if (!s->tty && setsid() < 0) {
+		cell_err_set(e, errno, "setsid");
+		child_fail(c, e);
+	}
+	/* --allow set_hostname: the UTS and network namespaces made for it
+	 * (ns.h) replace the ones the clone did not make, before anything
+	 * is named, mounted or brought up. */
+	if (c->own.uts >= 0 && ns_own_join_uts_net(&c->own, e) < 0)
+		child_fail(c, e);
+	child_stage(c, "enter", 0);
+}
+
+/* The pty (sync 2): opened in the jail's own devpts, its slave the
+ * jail's /dev/console, its master sent to cell.  Returns the slave. */
+static int child_terminal(struct child_ctx *c, struct cell_err *e)
+{
+	struct child_msg m = {.type = MSG_PTY};
+	int master = -1, slave = -1;
+	char slave_path[32];
+
+	if (tty_open_pair(&master, &slave, slave_path, sizeof(slave_path), e) < 0 ||
+	    rootfs_bind_console(slave_path, e) < 0)
+		child_fail(c, e);
+	/* The size now, before the payload runs: set later by cell, the
+	 * change would raise a SIGWINCH the payload never asked for. */
+	tty_copy_winsize(STDIN_FILENO, master);
+	if (tty_send_fd(c->sock, &m, sizeof(m), master) < 0) {
+		cell_err_set(e, errno, "send the pty to cell");
+		child_fail(c, e);
+	}
+	close(master);
+	return slave;
 }
 
 /*
@@ -182,63 +290,37 @@ static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool 
 		cell_err_set(&e, errno, "--init: descriptors of pid 1");
 		child_fail(c, &e);
 	}
-	if (syscall(SYS_close_range, 5U, ~0U, 0U) < 0 || (status_fd < 0 && close(3) < 0 && errno != EBADF) ||
+	if (syscall(SYS_close_range, 5U, ~0U, 0U) < 0 ||
+	    (status_fd < 0 && close(3) < 0 && errno != EBADF) ||
 	    (memfd < 0 && close(4) < 0 && errno != EBADF))
 		_exit(CELL_EXIT_ERROR); /* the channel is gone: the payload's end says it */
 	init_exec(memfd >= 0 ? 4 : -1, payload, status_fd >= 0 ? 3 : -1);
 }
 
-static noreturn void child_main(const struct child_ctx *c)
+static noreturn void child_main(struct child_ctx *c)
 {
 	const struct jail_spec *s = c->spec;
 	struct cell_err e;
-	int master = -1, slave = -1;
-	char slave_path[32];
+	int slave = -1;
 
 	cell_err_clear(&e);
-	/* A foreground jail dies with its cell: nothing is left running
-	 * if cell is killed. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-		cell_err_set(&e, errno, "set parent-death signal");
-		child_fail(c, &e);
-	}
-	/* Without a pty of its own the jail shares cell's terminal: in a
-	 * session of its own, that terminal is not its controlling one, and
-	 * the kernel refuses it TIOCSTI (typing into the host's shell). */
-	if (!s->tty && setsid() < 0) {
-		cell_err_set(&e, errno, "setsid");
-		child_fail(c, &e);
-	}
-	/* --allow set_hostname: the UTS and network namespaces made for it
-	 * (ns.h) replace the ones the clone did not make, before anything
-	 * is named, mounted or brought up. */
-	if (c->own.uts >= 0 && ns_own_join_uts_net(&c->own, &e) < 0)
-		child_fail(c, &e);
+	child_enter(c, &e);
 	testpoint_pause("run:building");
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
-	if (rootfs_setup(s, c->attach, &e) < 0)
+	if (rootfs_build(s, c->attach, &e) < 0)
 		child_fail(c, &e);
-	if (s->tty) {
-		struct child_msg m = {.type = MSG_PTY};
-
-		if (tty_open_pair(&master, &slave, slave_path, sizeof(slave_path), &e) < 0 ||
-		    rootfs_bind_console(slave_path, &e) < 0)
-			child_fail(c, &e);
-		/* The size now, before the payload runs: set later by cell,
-		 * the change would raise a SIGWINCH the payload never asked
-		 * for. */
-		tty_copy_winsize(STDIN_FILENO, master);
-		if (tty_send_fd(c->sock, &m, sizeof(m), master) < 0) {
-			cell_err_set(&e, errno, "send the pty to cell");
-			child_fail(c, &e);
-		}
-		close(master);
-	}
+	child_stage(c, "built", LAUNCH_HOLD_PREPIVOT);
+	if (rootfs_pivot(s, &e) < 0)
+		child_fail(c, &e);
+	child_stage(c, "pivoted", LAUNCH_HOLD_POSTPIVOT);
+	if (s->tty)
+		slave = child_terminal(c, &e);
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
 	if (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0)
 		child_fail(c, &e);
+	child_stage(c, "identity", 0);
 	child_wait_go(c, &e);
 	if (cgroup_mount_jail(c->cgroup, &e) < 0)
 		child_fail(c, &e);
@@ -250,9 +332,11 @@ static noreturn void child_main(const struct child_ctx *c)
 			child_fail(c, &e);
 		testpoint_pause("run:userns");
 	}
+	child_stage(c, "entered", 0);
 	/* The policy binds --init's reaper too: it is a process of the jail. */
 	if (policy_apply(s, &c->policy, &e) < 0)
 		child_fail(c, &e);
+	child_stage(c, "policy", 0);
 	if (s->init) {
 		pid_t pid = fork();
 
@@ -348,23 +432,20 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, const s
 	return ret;
 }
 
-/* The child waits for "go": by then it is in its cgroups (v1: moved
- * here) and recorded. */
-static int start_child(const struct run *r, const struct cgroup *cg, struct cell_err *e)
-{
-	if (cg->layout == CGROUP_V1 && cgroup_add_pid(cg, r->pid, e) < 0)
-		return -1;
-	return 0;
-}
-
-/* A child that has failed already is no error here: its reason waits on
- * the channel, read next. */
-static int send_go(const struct run *r, struct cell_err *e)
-{
-	if (send(r->sock, "g", 1, MSG_NOSIGNAL) != 1 && errno != EPIPE && errno != ECONNRESET)
-		return cell_err_set(e, errno, "start the jail");
-	return 0;
-}
+/* A launch under way: what its stages made, for the stages after them
+ * and for their undoing. */
+struct launch {
+	const struct jail_spec *spec;
+	const struct launch_opts *opts;
+	struct child_ctx child;
+	struct cgroup cg;
+	struct run r;
+	struct store_jail jail;
+	int rootfd;
+	int sv[2];
+	time_t created;
+	bool keep; /* the jail lives on (-d), or was removed meanwhile (rm -f) */
+};
 
 /* Opens FILE in the jail's state directory for the child. */
 static int open_jail_file(struct store_jail *j, const char *file, int flags, struct cell_err *e)
@@ -377,9 +458,9 @@ static int open_jail_file(struct store_jail *j, const char *file, int flags, str
 }
 
 /* Without cgroups of its own the jail gets its cgroup namespace from the
- * clone; with them, only once it is inside (child_enter_cgroup()).  With
- * a user namespace of its own, its UTS and network namespaces are the
- * ones made for it (ns_own_start()). */
+ * clone; with them, only once it is inside (child_wait_go()).  With a
+ * user namespace of its own, its UTS and network namespaces are the ones
+ * made for it (ns_own_start()). */
 static unsigned long long clone_flags(const struct jail_spec *s, const struct cgroup *cg,
 				      const struct ns_own *own)
 {
@@ -420,154 +501,361 @@ static void reload_cgroups(struct store_jail *j, struct cgroup *cg)
 	json_decref(st);
 }
 
-int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
+/* --- the parent's stages ------------------------------------------- */
+
+/* prepare: the clear errors, before anything is created; the policy;
+ * the helper of a user namespace of the jail's own, which makes its
+ * namespaces while cell makes the rest. */
+static int stage_prepare(struct launch *l, struct cell_err *e)
 {
-	struct cgroup cg;
-	struct child_ctx c = {
-		.spec = s, .cgroup = &cg, .sock = -1, .log_fd = -1, .exit_fd = -1, .init_fd = -1};
-	struct run r;
-	struct store_jail jail = {.dirfd = -1};
-	struct cell_err ignored;
-	int rootfd = -1, sv[2] = {-1, -1}, ret = -1;
-	bool keep = false;
-	time_t created = time(NULL);
+	const struct jail_spec *s = l->spec;
 
-	*status = -1;
-
-	cgroup_init(&cg);
-	run_init(&r);
-	ns_own_init(&c.own);
 	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0 ||
 	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
 		return -1;
-	policy_build(s, &c.policy);
-	/* Its helper makes the namespaces while we make the rest. */
-	if (wants_own_userns(s, &c.policy) && ns_own_start(&c.own, s->net == JAIL_NET_NONE, e) < 0)
-		goto out;
-	if (store_open_root(state_root, &rootfd, e) < 0)
-		goto out;
-	if (store_jail_create(rootfd, s->name, jail_reap_cb, NULL, &jail, e) < 0)
-		goto out;
+	policy_build(s, &l->child.policy);
+	if (wants_own_userns(s, &l->child.policy) &&
+	    ns_own_start(&l->child.own, s->net == JAIL_NET_NONE, e) < 0)
+		return -1;
+	return 0;
+}
+
+static void undo_prepare(struct launch *l)
+{
+	ns_own_close(&l->child.own);
+}
+
+/* state: the jail's directory, created, locked, with its JID. */
+static int stage_state(struct launch *l, struct cell_err *e)
+{
+	if (store_open_root(l->opts->state_root, &l->rootfd, e) < 0 ||
+	    store_jail_create(l->rootfd, l->spec->name, jail_reap_cb, NULL, &l->jail, e) < 0)
+		return -1;
 	testpoint_pause("run:created");
-	/* Cgroups are recorded before they exist: a cell killed from here
-	 * on leaves a record naming what to remove.  (Without cgroups, such
-	 * a cell leaves a directory without a record, which the next
-	 * command removes.) */
-	if (cgroup_plan(&cg, s, state_root, e) < 0 ||
-	    (cg.layout != CGROUP_NONE &&
-	     record_state(&jail, s, &cg, getpid(), created, "creating", e) < 0))
-		goto out;
+	return 0;
+}
+
+static void undo_state(struct launch *l)
+{
+	struct cell_err ignored;
+
+	if (l->jail.dirfd >= 0)
+		store_jail_remove(l->rootfd, &l->jail, &ignored);
+}
+
+/* cgroups: recorded before they exist, so that a cell killed from here
+ * on leaves a record naming what to remove.  (Without cgroups, such a
+ * cell leaves a directory without a record, which the next command
+ * removes: one write fewer on the common path.) */
+static int stage_cgroups(struct launch *l, struct cell_err *e)
+{
+	const struct jail_spec *s = l->spec;
+
+	if (cgroup_plan(&l->cg, s, l->opts->state_root, e) < 0 ||
+	    (l->cg.layout != CGROUP_NONE &&
+	     record_state(&l->jail, s, &l->cg, getpid(), l->created, "creating", e) < 0))
+		return -1;
 	testpoint_pause("run:recorded");
-	if (cgroup_make(&cg, s, e) < 0)
-		goto out;
+	if (cgroup_make(&l->cg, s, e) < 0)
+		return -1;
 	testpoint_pause("run:cgroups");
+	return 0;
+}
+
+static void undo_cgroups(struct launch *l)
+{
+	struct cell_err ignored;
+
+	cgroup_destroy(&l->cg, &ignored);
+}
+
+/* files: what the child takes with it: a detached jail's log and exit
+ * files, cell-init's memfd, the attach point (its own state directory:
+ * the root is attached over it in the jail's mount namespace only), the
+ * helper's namespaces with their maps written. */
+static int stage_files(struct launch *l, struct cell_err *e)
+{
+	const struct jail_spec *s = l->spec;
+	struct child_ctx *c = &l->child;
+
 	if (s->detach) {
-		c.log_fd = open_jail_file(&jail, "log", O_APPEND, e);
-		if (c.log_fd < 0)
-			goto out;
-		if (s->init && (c.exit_fd = open_jail_file(&jail, "exit", O_TRUNC, e)) < 0)
-			goto out;
+		c->log_fd = open_jail_file(&l->jail, "log", O_APPEND, e);
+		if (c->log_fd < 0)
+			return -1;
+		if (s->init && (c->exit_fd = open_jail_file(&l->jail, "exit", O_TRUNC, e)) < 0)
+			return -1;
 	}
-	if (s->init && (c.init_fd = init_memfd(e)) < 0)
-		goto out;
-	/* The jail's root is attached over its (empty) state directory, in
-	 * the jail's mount namespace only. */
-	if (asprintf(&c.attach, "%s/%s", state_root, s->name) < 0) {
-		c.attach = NULL;
-		cell_err_set(e, ENOMEM, "jail %s", s->name);
-		goto out;
+	if (s->init && (c->init_fd = init_memfd(e)) < 0)
+		return -1;
+	if (asprintf(&c->attach, "%s/%s", l->opts->state_root, s->name) < 0) {
+		c->attach = NULL;
+		return cell_err_set(e, ENOMEM, "jail %s", s->name);
 	}
-	if (c.own.helper > 0 && ns_own_finish(&c.own, e) < 0)
-		goto out;
-	if (run_open(&r, sv, e) < 0)
-		goto out;
-	c.parent = r.saved;
-	c.sock = sv[1];
-	c.umask = umask(022);
-	umask(c.umask);
-	r.pid = ns_clone(clone_flags(s, &cg, &c.own), cg.fd, &r.pidfd);
-	if (r.pid < 0) {
-		cell_err_set(e, errno, "clone the jail's namespaces");
-		goto out;
+	if (c->own.helper > 0 && ns_own_finish(&c->own, e) < 0)
+		return -1;
+	return 0;
+}
+
+static void undo_files(struct launch *l)
+{
+	struct child_ctx *c = &l->child;
+
+	if (c->log_fd >= 0)
+		close(c->log_fd);
+	if (c->exit_fd >= 0)
+		close(c->exit_fd);
+	if (c->init_fd >= 0)
+		close(c->init_fd);
+	c->log_fd = c->exit_fd = c->init_fd = -1;
+	free(c->attach);
+	c->attach = NULL;
+}
+
+/* spawn: the channel, the forwarded signals blocked (queued, not lost,
+ * while the jail starts), and the clone into every namespace. */
+static int stage_spawn(struct launch *l, struct cell_err *e)
+{
+	struct child_ctx *c = &l->child;
+
+	if (run_open(&l->r, l->sv, e) < 0)
+		return -1;
+	c->parent = l->r.saved;
+	c->sock = l->sv[1];
+	c->umask = umask(022);
+	umask(c->umask);
+	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg, &c->own), l->cg.fd, &l->r.pidfd);
+	if (l->r.pid < 0)
+		return cell_err_set(e, errno, "clone the jail's namespaces");
+	if (l->r.pid == 0) {
+		close(l->sv[0]);
+		child_main(c);
 	}
-	if (r.pid == 0) {
-		close(sv[0]);
-		child_main(&c);
-	}
-	ns_own_close(&c.own);
-	run_take_channel(&r, sv);
+	/* The helper's namespaces are the child's now. */
+	ns_own_close(&c->own);
+	run_take_channel(&l->r, l->sv);
 	testpoint_pause("run:cloned");
-	if (start_child(&r, &cg, e) < 0 ||
-	    record_state(&jail, s, &cg, r.pid, created, "running", e) < 0 || send_go(&r, e) < 0) {
-		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
-		run_supervise(&r);
-		goto out;
+	return 0;
+}
+
+/* Kills and reaps the child (a pidfd: never another process). */
+static void undo_spawn(struct launch *l)
+{
+	if (l->r.pidfd >= 0 && l->r.pid > 0) {
+		syscall(SYS_pidfd_send_signal, l->r.pidfd, SIGKILL, NULL, 0);
+		run_supervise(&l->r);
 	}
+	run_close(&l->r, l->sv);
+}
+
+/* A child that has failed already is no error here: its reason waits on
+ * the channel, read next. */
+static int send_byte(const struct run *r, char byte, struct cell_err *e)
+{
+	if (send(r->sock, &byte, 1, MSG_NOSIGNAL) != 1 && errno != EPIPE && errno != ECONNRESET)
+		return cell_err_set(e, errno, "start the jail");
+	return 0;
+}
+
+/* start: in its cgroups (v1: moved here), recorded with its pid, then
+ * "go" (sync 1).  The jail never runs a process of its own or its
+ * command unrecorded. */
+static int stage_start(struct launch *l, struct cell_err *e)
+{
+	struct run *r = &l->r;
+
+	if ((l->cg.layout == CGROUP_V1 && cgroup_add_pid(&l->cg, r->pid, e) < 0) ||
+	    record_state(&l->jail, l->spec, &l->cg, r->pid, l->created, "running", e) < 0 ||
+	    send_byte(r, 'g', e) < 0)
+		return -1;
 	testpoint_pause("run:started");
-	/* The lock is held until the command runs: exec, set and stop find
-	 * the jail built or not at all, never half-way (a cell exec that
-	 * joined it now could land in the copy of the host's mounts). */
-	run_wait_exec(&r);
-	if (s->detach)
+	return 0;
+}
+
+/* The child is held (sync "hold"): the caller's turn, then "c". */
+static int release_hold(struct launch *l, struct cell_err *e)
+{
+	const struct launch_opts *o = l->opts;
+	enum launch_hold where = (enum launch_hold)l->r.hold;
+
+	l->r.hold = 0;
+	if (o->on_hold != NULL && o->on_hold(where, l->r.pid, o->ctx, e) < 0)
+		return -1;
+	return send_byte(&l->r, 'c', e);
+}
+
+/* exec: until the command runs (sync 3), still holding the jail's lock:
+ * exec, set and stop find the jail built or not at all, never half-way
+ * (a cell exec that joined it now could land in the copy of the host's
+ * mounts).  The child's error, if it sent one, is the launch's. */
+static int stage_exec(struct launch *l, struct cell_err *e)
+{
+	for (;;) {
+		run_wait_exec(&l->r);
+		if (l->r.failed || l->r.hold == 0)
+			break;
+		if (release_hold(l, e) < 0)
+			return -1;
+	}
+	if (l->r.failed) {
+		run_child_error(&l->r, e);
+		return cell_err_prefix(e, "jail %s", l->spec->name);
+	}
+	if (l->spec->detach)
 		testpoint_pause("run:execd");
-	if (r.failed) {
-		run_supervise(&r); /* reaps the child */
-		goto failed;
+	return 0;
+}
+
+struct stage {
+	const char *name; /* CELL_TEST_FAIL=launch:NAME fails it (test builds) */
+	int (*run)(struct launch *l, struct cell_err *e);
+	void (*undo)(struct launch *l);
+};
+
+/* In order; a failure undoes the stages before it, in reverse. */
+static const struct stage stages[] = {
+	{"prepare", stage_prepare, undo_prepare},
+	{"state", stage_state, undo_state},
+	{"cgroups", stage_cgroups, undo_cgroups},
+	{"files", stage_files, undo_files},
+	{"spawn", stage_spawn, undo_spawn},
+	{"start", stage_start, NULL},
+	{"exec", stage_exec, NULL},
+};
+#define NSTAGES (sizeof(stages) / sizeof(stages[0]))
+
+static void undo_from(struct launch *l, size_t n)
+{
+	while (n-- > 0)
+		if (stages[n].undo != NULL)
+			stages[n].undo(l);
+}
+
+/* Runs every stage; on a failure, the ones done are undone. */
+static int run_stages(struct launch *l, struct cell_err *e)
+{
+	for (size_t i = 0; i < NSTAGES; i++) {
+		if (stages[i].run(l, e) < 0 || testpoint_fail_at("launch", stages[i].name, e)) {
+			/* The stage's own part too: each undo is safe on what
+			 * it finds half made. */
+			undo_from(l, i + 1);
+			return -1;
+		}
 	}
-	if (s->detach) {
-		/* The jail lives on without us: its cgroups and state stay. */
-		keep = true;
-		*status = 0;
-		ret = 0;
-		if (s->autoremove && jail_watch_remove(state_root, s->name, r.pid, r.pidfd, e) < 0)
-			ret = -1;
-		goto out;
-	}
-	/* Other commands (exec, set, stop) may take the jail while its
-	 * command runs. */
-	store_jail_unlock(&jail);
-	*status = run_supervise(&r);
-	if (store_jail_relock(rootfd, &jail) < 0) {
+	return 0;
+}
+
+/* A detached jail lives on without cell: its cgroups and state stay. */
+static int leave_detached(struct launch *l, struct cell_err *e)
+{
+	const struct jail_spec *s = l->spec;
+	int ret = 0;
+
+	if (s->autoremove &&
+	    jail_watch_remove(l->opts->state_root, s->name, l->r.pid, l->r.pidfd, e) < 0)
+		ret = -1;
+	run_close(&l->r, l->sv);
+	undo_files(l);
+	cgroup_release(&l->cg);
+	store_jail_close(&l->jail);
+	return ret;
+}
+
+/* wait, then release: the command runs with the jail unlocked (exec,
+ * set, stop and rm -f may take it); then its cgroups and state go, unless
+ * an rm -f removed them meanwhile.  A failure to remove them is reported,
+ * and *status keeps the command's status. */
+static int wait_and_release(struct launch *l, int *status, struct cell_err *e)
+{
+	struct cell_err ignored;
+	int ret = 0;
+
+	store_jail_unlock(&l->jail);
+	*status = run_supervise(&l->r);
+	run_close(&l->r, l->sv);
+	undo_files(l);
+	if (store_jail_relock(l->rootfd, &l->jail) < 0) {
 		/* Removed meanwhile (cell rm -f): its cgroups went with it,
 		 * and a jail of the same name may own them now. */
-		keep = true;
-		store_jail_close(&jail);
-	} else {
-		reload_cgroups(&jail, &cg);
+		cgroup_release(&l->cg);
+		store_jail_close(&l->jail);
+		return 0;
 	}
-failed:
-	if (r.failed) {
-		*status = -1;
-		run_child_error(&r, e);
-		cell_err_prefix(e, "jail %s", s->name);
-		goto out;
-	}
-	ret = 0;
+	reload_cgroups(&l->jail, &l->cg);
 	if (testpoint_fail("run:cleanup")) {
 		cell_err_set(e, EBUSY, "remove the jail's cgroups (test failure)");
 		ret = -1;
 	}
-out:
-	run_close(&r, sv);
-	ns_own_close(&c.own);
-	if (c.log_fd >= 0)
-		close(c.log_fd);
-	if (c.exit_fd >= 0)
-		close(c.exit_fd);
-	if (c.init_fd >= 0)
-		close(c.init_fd);
-	if (keep) {
-		cgroup_release(&cg);
-		store_jail_close(&jail);
-	}
-	if (cgroup_destroy(&cg, ret == 0 ? e : &ignored) < 0 && ret == 0)
+	if (cgroup_destroy(&l->cg, ret == 0 ? e : &ignored) < 0)
 		ret = -1;
-	if (jail.dirfd >= 0) {
-		if (store_jail_remove(rootfd, &jail, ret == 0 ? e : &ignored) < 0 && ret == 0)
-			ret = -1;
-	}
-	if (rootfd >= 0)
-		close(rootfd);
-	free(c.attach);
+	if (store_jail_remove(l->rootfd, &l->jail, ret == 0 ? e : &ignored) < 0)
+		ret = -1;
 	return ret;
+}
+
+int jail_launch(const struct jail_spec *s, const struct launch_opts *o, int *status,
+		struct cell_err *e)
+{
+	struct launch l = {
+		.spec = s,
+		.opts = o,
+		.child = {.spec = s,
+			  .sock = -1,
+			  .log_fd = -1,
+			  .exit_fd = -1,
+			  .init_fd = -1,
+			  .hold = o->hold},
+		.jail = {.dirfd = -1},
+		.rootfd = -1,
+		.sv = {-1, -1},
+		.created = time(NULL),
+	};
+	int ret;
+
+	*status = -1;
+	l.child.cgroup = &l.cg;
+	cgroup_init(&l.cg);
+	run_init(&l.r);
+	ns_own_init(&l.child.own);
+	if (run_stages(&l, e) < 0) {
+		ret = -1;
+	} else if (s->detach) {
+		*status = 0;
+		ret = leave_detached(&l, e);
+	} else {
+		ret = wait_and_release(&l, status, e);
+	}
+	if (l.rootfd >= 0)
+		close(l.rootfd);
+	return ret;
+}
+
+#ifdef CELL_TESTPOINTS
+/* Test builds: cell pauses while the child is held. */
+static int pause_at_hold(enum launch_hold where, pid_t pid, void *ctx, struct cell_err *e)
+{
+	testpoint_pause(where == LAUNCH_HOLD_PREPIVOT ? "run:prepivot" : "run:postpivot");
+	return 0;
+}
+
+static unsigned int test_holds(void)
+{
+	const char *h = getenv("CELL_TEST_HOLD");
+
+	if (h == NULL)
+		return 0;
+	return strcmp(h, "prepivot") == 0    ? LAUNCH_HOLD_PREPIVOT
+	       : strcmp(h, "postpivot") == 0 ? LAUNCH_HOLD_POSTPIVOT
+					     : 0;
+}
+#endif
+
+int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
+{
+	struct launch_opts o = {.state_root = state_root};
+
+#ifdef CELL_TESTPOINTS
+	o.hold = test_holds();
+	o.on_hold = pause_at_hold;
+#endif
+	return jail_launch(s, &o, status, e);
 }

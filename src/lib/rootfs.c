@@ -583,7 +583,7 @@ static int detach_host_mounts(struct cell_err *e)
 	return 0;
 }
 
-int rootfs_setup(const struct jail_spec *s, const char *attach, struct cell_err *e)
+int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err *e)
 {
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV};
 	const char *what = s->rootfs != NULL ? s->rootfs : "/";
@@ -630,6 +630,13 @@ int rootfs_setup(const struct jail_spec *s, const char *attach, struct cell_err 
 		if (mount_setattr(root, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 			return cell_err_set(e, errno, "make root %s read-only", what);
 	}
+
+	return 0;
+}
+
+int rootfs_pivot(const struct jail_spec *s, struct cell_err *e)
+{
+	const char *what = s->rootfs != NULL ? s->rootfs : "/";
 
 	/* 4. Switch roots; the old one ends up on top of "." and is detached. */
 	if (syscall(SYS_pivot_root, ".", ".") < 0)

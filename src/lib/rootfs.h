@@ -13,17 +13,20 @@ int rootfs_check(const struct jail_spec *s, struct cell_err *e);
 
 /*
  * Jail-side part, in the jail's first process, in its new mount
- * namespace: builds the root tree on ATTACH (an empty directory, seen in
- * this namespace only), switches to it with pivot_root and detaches the
- * old root.  On return the cwd and root are the jail's "/".
+ * namespace, in two stages with a stop between them (launch.c):
+ * rootfs_build() builds the root tree on ATTACH (an empty directory, seen
+ * in this namespace only) and enters it (the cwd); rootfs_pivot()
+ * switches to it with pivot_root and detaches the old root.  On return
+ * the cwd and root are the jail's "/".
  *
  * Paths are opened here, not inherited as descriptors from cell: a
  * descriptor opened before the clone names a mount of the host's
  * namespace, which move_mount() and open_tree() refuse.
  */
-int rootfs_setup(const struct jail_spec *s, const char *attach, struct cell_err *e);
+int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err *e);
+int rootfs_pivot(const struct jail_spec *s, struct cell_err *e);
 
-/* After rootfs_setup(): binds the pty slave at /dev/console. */
+/* After rootfs_pivot(): binds the pty slave at /dev/console. */
 int rootfs_bind_console(const char *slave_path, struct cell_err *e);
 
 #endif

@@ -4,6 +4,7 @@
 #include "testpoint.h"
 
 #ifdef CELL_TESTPOINTS
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,17 @@ bool testpoint_fail(const char *stage)
 	const char *want = getenv("CELL_TEST_FAIL");
 
 	return want != NULL && strcmp(want, stage) == 0;
+}
+
+bool testpoint_fail_at(const char *prefix, const char *name, struct cell_err *e)
+{
+	char stage[64];
+
+	snprintf(stage, sizeof(stage), "%s:%s", prefix, name);
+	if (!testpoint_fail(stage))
+		return false;
+	cell_err_set(e, EIO, "%s (test failure)", stage);
+	return true;
 }
 
 static volatile sig_atomic_t resumed;

@@ -13,11 +13,16 @@
 
 #include <stdbool.h>
 
+#include "err.h"
+
 #ifdef CELL_TESTPOINTS
 void testpoint_pause(const char *stage);
 /* True when CELL_TEST_FAIL=STAGE: the caller reports a failure there, to
  * test what a failure at STAGE does to the exit status and the output. */
 bool testpoint_fail(const char *stage);
+/* testpoint_fail("PREFIX:NAME"), and then E says so: "PREFIX:NAME (test
+ * failure)". */
+bool testpoint_fail_at(const char *prefix, const char *name, struct cell_err *e);
 #else
 static inline void testpoint_pause(const char *stage)
 {
@@ -26,6 +31,13 @@ static inline void testpoint_pause(const char *stage)
 static inline bool testpoint_fail(const char *stage)
 {
 	(void)stage;
+	return false;
+}
+static inline bool testpoint_fail_at(const char *prefix, const char *name, struct cell_err *e)
+{
+	(void)prefix;
+	(void)name;
+	(void)e;
 	return false;
 }
 #endif

@@ -30,6 +30,19 @@ JAIL_GUARD_SH='u=$(readlink /proc/self/ns/uts) && p=$(readlink /proc/self/ns/pid
 [ -n "$u" ] && [ -n "$p" ] && [ -n "$HOST_UTS" ] && [ -n "$HOST_PID" ] &&
 [ "$u" != "$HOST_UTS" ] && [ "$p" != "$HOST_PID" ] || exit 99'
 
+# cell_cgroup_leaf NAME: the name of jail NAME's cgroups under $STATE,
+# cell-HASH-NAME (HASH: FNV-1a of the state root, as cgroup.c): tests look
+# for exactly their own, never for a user's or another test run's jail
+# of the same name.
+cell_cgroup_leaf() {
+	local h=2166136261 i c
+	for ((i = 0; i < ${#STATE}; i++)); do
+		printf -v c '%d' "'${STATE:i:1}"
+		h=$(((h ^ c) * 16777619 & 0xffffffff))
+	done
+	printf 'cell-%08x-%s\n' "$h" "$1"
+}
+
 cell_setup() {
 	# The host's names, which no test may change (checked by teardown).
 	HOST_NAMES="$(cat /proc/sys/kernel/hostname) $(cat /proc/sys/kernel/domainname)"

@@ -29,8 +29,7 @@ host_cgroup() {
 # jail_cgroup CTRL NAME: the v1 CTRL cgroup of jail NAME (under a private
 # state root it is cell-HASH-NAME).
 jail_cgroup() {
-	local d
-	for d in "$(host_cgroup "$1")"/cell-*-"$2"; do echo "$d"; done
+	echo "$(host_cgroup "$1")/$(cell_cgroup_leaf "$2")"
 }
 
 @test "a fork bomb inside --nrtask 50 is held at 50 tasks" {

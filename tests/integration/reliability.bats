@@ -1046,3 +1046,56 @@ jail_locked() {
 	[ $((SECONDS - t0)) -ge 1 ]
 	check_nothing_left
 }
+
+# --- the stages of the launch (launch.c) --------------------------------
+
+# Every stage of the launch: the parent's, then the child's.
+LAUNCH_STAGES="prepare state cgroups files spawn start exec enter built pivoted identity entered policy"
+
+@test "a failure at any stage of the launch is a one-line error with exit 125 and leaves nothing" {
+	needs_testpoints
+	local stage mode
+	for stage in $LAUNCH_STAGES; do
+		for mode in foreground detached; do
+			local args=(--name "$JAIL" --nrtask 20 --init)
+			[ "$mode" = detached ] && args+=(-d)
+			run env CELL_TEST_FAIL="launch:$stage" "$CELL_TESTPOINTS" --root "$STATE" \
+				run "${args[@]}" -- "${JAIL_CMD[@]}"
+			echo "$stage, $mode: $status: $output"
+			[ "$status" -eq 125 ]
+			[ "${#lines[@]}" -eq 1 ]
+			[[ "$output" == "cell: run: "*"launch:$stage (test failure): Input/output error" ]]
+			check_nothing_left
+		done
+	done
+}
+
+@test "a child held before pivot_root waits for cell, and goes on when cell lets it" {
+	needs_testpoints
+	CELL_TEST_HOLD=prepivot pause_at run:prepivot run -d --name "$JAIL" -- "${JAIL_CMD[@]}"
+	# Held: its root is built, its command not run (the held child is
+	# a copy of cell, whose arguments carry the marker too).
+	local p
+	for p in $(marker_pids); do
+		[ "$(cat "/proc/$p/comm")" != sleep ]
+	done
+	kill -USR1 "$HOOK_PID"
+	wait "$HOOK_PID"
+	check_listed running
+	check_rm 0 -f
+}
+
+@test "cell killed -9 while its child is held before or after pivot_root leaves nothing" {
+	needs_testpoints
+	local where
+	for where in prepivot postpivot; do
+		CELL_TEST_HOLD=$where pause_at "run:$where" run --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
+		kill_paused
+		# The held child dies with its cell; the directory it left
+		# without a complete start is tidied by the next command.
+		wait_no_marker
+		check_listed stopped || check_listed absent
+		cell rm "$JAIL" 2>/dev/null || true
+		check_nothing_left
+	done
+}

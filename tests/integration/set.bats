@@ -204,7 +204,7 @@ jail_procs() {
 	[ "$(grep memory "/proc/$PID1/cgroup")" = "$before" ]
 	[ "$(jq -r '.cgroup, .limits.memory' "$STATE/web/state.json")" = "null
 null" ]
-	[ -z "$(find /sys/fs/cgroup/memory -type d -name "cell-*-web" 2>/dev/null)" ]
+	[ -z "$(find /sys/fs/cgroup/memory -type d -name "$(cell_cgroup_leaf web)" 2>/dev/null)" ]
 	[ "$(cell exec web hostname)" = keep ]
 }
 

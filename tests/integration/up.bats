@@ -114,7 +114,7 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ "$(cat "$WORK/web.stopped")" = bye ]
 	[ -z "$(cell ls -aq)" ]
 	[ -z "$(ls -A "$STATE")" ]
-	run sh -c "find /sys/fs/cgroup/*/ -maxdepth 6 -name 'cell-*-web' -o -maxdepth 6 -name 'cell-*-db' 2>/dev/null"
+	run sh -c "find /sys/fs/cgroup/*/ -maxdepth 6 -name '$(cell_cgroup_leaf web)' -o -maxdepth 6 -name '$(cell_cgroup_leaf db)' 2>/dev/null"
 	[ -z "$output" ]
 }
 
