@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "policy.h"
 #include "launch.h"
 #include "spec.h"
 
@@ -293,6 +294,8 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;
+	/* The default jail policy, as the jail's mechanisms. */
+	policy_defaults(&s);
 	if (jail_run(&s, g->root, &status, &e) < 0) {
 		if (status < 0)
 			goto fail;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "policy.h"
 #include "exec.h"
 #include "jail.h"
 #include "jailconf.h"
@@ -111,6 +112,8 @@ static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, s
 	spec_init(s);
 	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0 || spec_validate(s, e) < 0)
 		return -1;
+	/* The default jail policy, as the jail's mechanisms. */
+	policy_defaults(s);
 	s->detach = true;
 	return 0;
 }

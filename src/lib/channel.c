@@ -29,6 +29,7 @@ void run_init(struct run *r)
 	r->sock = -1;
 	r->sigfd = -1;
 	r->master = -1;
+	r->handed_pidfd = -1;
 	r->stdin_open = true;
 	r->stdout_open = true;
 }
@@ -69,6 +70,8 @@ void run_close(struct run *r, int sv[2])
 		close(r->sock);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
+	if (r->handed_pidfd >= 0)
+		close(r->handed_pidfd);
 	if (r->sigfd >= 0)
 		close(r->sigfd);
 	for (int i = 0; i < 2; i++)
@@ -76,7 +79,7 @@ void run_close(struct run *r, int sv[2])
 			close(sv[i]);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
-	r->master = r->sock = r->pidfd = r->sigfd = -1;
+	r->master = r->sock = r->pidfd = r->sigfd = r->handed_pidfd = -1;
 	r->masked = false;
 }
 
@@ -180,6 +183,11 @@ void run_read_channel(struct run *r)
 			tty_copy_winsize(STDIN_FILENO, r->master);
 			tty_set_raw(STDIN_FILENO, &r->tty, &ignored);
 		}
+		return;
+	}
+	if (m.type == MSG_PROCESS && fd >= 0 && r->handed_pidfd < 0) {
+		r->handed_pidfd = fd;
+		r->handed_pid = (pid_t)m.exit_code;
 		return;
 	}
 	if (fd >= 0)

@@ -42,8 +42,10 @@ struct run {
 	bool stdin_open;
 	bool stdout_open;
 	struct tty_saved tty;
-	bool failed; /* the child reported an error */
-	int hold;    /* the child is held there (MSG_HOLD), 0: not held */
+	bool failed;	  /* the child reported an error */
+	int hold;	  /* the child is held there (MSG_HOLD), 0: not held */
+	int handed_pidfd; /* MSG_PROCESS: the process exec's joiner forked; -1 */
+	pid_t handed_pid;
 	struct child_msg err;
 	sigset_t saved; /* the signal mask before run_open() */
 	bool masked;

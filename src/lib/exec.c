@@ -36,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -166,37 +167,35 @@ static noreturn void exec_joiner(const struct exec_child *c)
 	_exit(0);
 }
 
-/* Until the joiner has handed over the process: its pidfd and pid in R,
- * the joiner reaped.  An error it reported is in r->failed. */
+/* Until the joiner has handed over the process (MSG_PROCESS; the
+ * process's pty may come first): its pidfd and pid in R, the joiner
+ * reaped.  An error it reported is in r->failed. */
 static int take_process(struct run *r, struct cell_err *e)
 {
-	struct child_msg m;
-	int fd = -1;
-	ssize_t n;
 	siginfo_t info;
 
-	do
-		n = tty_recv_fd(r->sock, &m, sizeof(m), &fd);
-	while (n < 0 && (errno == EINTR || errno == ECONNRESET));
+	while (r->sock >= 0 && r->handed_pidfd < 0 && !r->failed) {
+		struct pollfd p = {.fd = r->sock, .events = POLLIN};
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		if (p.revents)
+			run_read_channel(r);
+	}
 	while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &info, WEXITED) < 0 && errno == EINTR)
 		;
 	close(r->pidfd);
-	r->pidfd = -1;
-	r->pid = -1;
-	if (n == (ssize_t)sizeof(m) && m.type == MSG_PROCESS && fd >= 0) {
-		r->pidfd = fd;
-		r->pid = (pid_t)m.exit_code;
+	r->pidfd = r->handed_pidfd;
+	r->pid = r->handed_pid;
+	r->handed_pidfd = -1;
+	if (r->pidfd >= 0)
 		return 0;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (n == (ssize_t)sizeof(m) && m.type == MSG_ERROR) {
-		r->failed = true;
-		r->err = m;
+	r->pid = -1;
+	if (r->failed) {
 		run_child_error(r, e);
 		return -1;
 	}
-	return cell_err_set(e, n < 0 ? errno : 0, "start the process in the jail");
+	return cell_err_set(e, 0, "start the process in the jail: the joiner ended");
 }
 
 /* CLONE_NEWUSER when pid 1 of jail J is in a user namespace that is not
@@ -252,6 +251,9 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	if (jail_record_spec(j.state, s, e) < 0 ||
 	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
 		goto out;
+	/* The jail's mechanisms, as its start made them from the same
+	 * parameters. */
+	policy_defaults(s);
 	policy_for_exec(s, &policy);
 	c.policy = &policy;
 	c.join_user = userns_to_join(&j, e);

@@ -222,45 +222,45 @@ static json_t *usage_of(const json_t *state, pid_t pid)
 	return j;
 }
 
-/* Each rule of the policy: "enforced: <mechanisms>", "allowed" (by
- * --allow) or "off" (the jail was started without the policy). */
+/* Each rule of the policy: "enforced: <mechanisms>" when the jail's
+ * mechanisms hold it (the record's parameters through policy_defaults(),
+ * as the jail was started), "allowed" (relaxed by its --allow) or "off". */
 static json_t *policy_of(const json_t *state)
 {
-	const json_t *allow = json_object_get(state, "allow");
-	bool on = json_is_true(json_object_get(state, "policy"));
 	bool scopes = landlock_can_scope();
 	bool own_root = json_is_string(json_object_get(state, "rootfs"));
+	struct jail_spec s;
+	struct cell_err ignored;
 	json_t *j = json_object();
 
+	spec_init(&s);
+	if (jail_record_spec(state, &s, &ignored) < 0) {
+		spec_free(&s);
+		json_decref(j);
+		return json_null();
+	}
+	policy_defaults(&s);
 	for (size_t i = 0; j != NULL && i < policy_nrules; i++) {
 		const struct policy_rule *r = &policy_rules[i];
-		bool allowed = false;
+		const char *st = policy_rule_state(r, &s);
 		char text[512];
-		size_t k;
-		json_t *v;
 
-		json_array_foreach(allow, k, v)
-		{
-			const char *name = json_string_value(v);
-			if (r->allow != 0 && name != NULL &&
-			    strcmp(name, spec_allow_name(r->allow)) == 0)
-				allowed = true;
-		}
-		if (!on)
-			snprintf(text, sizeof(text), "off");
-		else if (own_root && strcmp(r->key, "host_secrets") == 0)
+		if (strcmp(st, "enforced") == 0 && own_root && strcmp(r->key, "host_secrets") == 0)
 			snprintf(text, sizeof(text),
 				 "not applicable: --rootfs holds no host files");
-		else if (allowed)
+		else if (strcmp(st, "allowed") == 0)
 			snprintf(text, sizeof(text), "allowed%s%s", r->relaxed != NULL ? ": " : "",
 				 r->relaxed != NULL ? r->relaxed : "");
-		else
+		else if (strcmp(st, "enforced") == 0)
 			snprintf(text, sizeof(text), "enforced: %s%s", r->mechanisms,
-				 !scopes && strstr(r->mechanisms, "Landlock") != NULL
+				 !scopes && r->landlock != 0
 					 ? " (no Landlock scopes in this kernel)"
 					 : "");
+		else
+			snprintf(text, sizeof(text), "%s", st);
 		json_object_set_new(j, r->key, json_string(text));
 	}
+	spec_free(&s);
 	return j;
 }
 

@@ -318,7 +318,7 @@ static noreturn void child_main(struct child_ctx *c)
 		slave = child_terminal(c, &e);
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
-	if (s->net == JAIL_NET_NONE && ns_loopback_up(&e) < 0)
+	if ((s->mech.ns_new & CLONE_NEWNET) && ns_loopback_up(&e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "identity", 0);
 	child_wait_go(c, &e);
@@ -477,9 +477,9 @@ static unsigned long long clone_flags(const struct jail_spec *s, const struct cg
  * namespace of its own (ns.h), so that the CAP_SYS_ADMIN it keeps for
  * sethostname(2) is worth nothing against the host's mounts, files and
  * kernel. */
-static bool wants_own_userns(const struct jail_spec *s, const struct policy *p)
+static bool wants_own_userns(const struct jail_spec *s)
 {
-	return p->on && (s->allow & JAIL_ALLOW_SET_HOSTNAME);
+	return s->mech.own_userns;
 }
 
 /* cell set may have given the jail cgroups it did not start with: the
@@ -514,8 +514,8 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
 		return -1;
 	policy_build(s, &l->child.policy);
-	if (wants_own_userns(s, &l->child.policy) &&
-	    ns_own_start(&l->child.own, s->net == JAIL_NET_NONE, e) < 0)
+	if (wants_own_userns(s) &&
+	    ns_own_start(&l->child.own, (s->mech.ns_new & CLONE_NEWNET) != 0, e) < 0)
 		return -1;
 	return 0;
 }

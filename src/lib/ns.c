@@ -30,14 +30,7 @@
 
 unsigned long long ns_clone_flags(const struct jail_spec *s)
 {
-	unsigned long long f = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID | CLONE_NEWCGROUP;
-
-	/* --allow sysvipc shares the host's SysV IPC and message queues. */
-	if (!(s->allow & JAIL_ALLOW_SYSVIPC))
-		f |= CLONE_NEWIPC;
-	if (s->net == JAIL_NET_NONE)
-		f |= CLONE_NEWNET;
-	return f;
+	return s->mech.ns_new;
 }
 
 pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd)

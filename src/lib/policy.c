@@ -2,14 +2,16 @@
  * policy.c - the default jail policy: each rule of the fs-only bsdjail
  * seed, one line, mapped to the kernel mechanisms that enforce it today.
  *
- * The table is what `cell inspect` prints; the code below it derives the
- * capability set and the seccomp filter from the spec.  The namespaces
- * (ns.c), the read-only and masked mounts (rootfs.c) and the rlimits
- * (rlimit.c) are applied by their own modules.
+ * The table is what `cell inspect` prints, each rule with the mechanisms
+ * that must hold for it; policy_defaults() fills a spec's mechanisms
+ * from its parameters (policy, allow.*, net).  The namespaces (ns.c),
+ * the protective mounts (rootfs.c) and the rlimits (rlimit.c) are applied
+ * by their own modules, from the mechanisms only.
  */
 #include "policy.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -18,48 +20,65 @@
 #include "landlock.h"
 #include "rlimit.h"
 
+#define CAP(c)	CAPS_BIT(CAP_##c)
+#define SECCOMP JAIL_SECCOMP_SET_HOSTNAME /* any filter of the deny list */
+
+/* key, name, --allow, mechanisms, relaxed; then what enforces it:
+ * caps dropped, filter, new namespaces, Landlock, no_new_privs, mounts. */
 const struct policy_rule policy_rules[] = {
 	{"mount", "mount", 0,
 	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped, or with set_hostname held only in the jail's own user namespace",
-	 NULL},
+	 NULL, CAP(SYS_ADMIN), SECCOMP, 0, 0, false, false},
 	{"reboot", "swap, reboot, kexec", 0,
 	 "seccomp (swapon, swapoff, reboot, kexec_load, kexec_file_load); CAP_SYS_BOOT dropped",
-	 NULL},
-	{"signal", "signal outside the jail", 0, "pid namespace; Landlock signal scope", NULL},
-	{"ptrace", "ptrace outside the jail", 0, "pid namespace; CAP_SYS_PTRACE dropped", NULL},
+	 NULL, CAP(SYS_BOOT), SECCOMP, 0, 0, false, false},
+	{"signal", "signal outside the jail", 0, "pid namespace; Landlock signal scope", NULL, 0,
+	 JAIL_SECCOMP_NONE, CLONE_NEWPID, LANDLOCK_SCOPE_SIGNALS, false, false},
+	{"ptrace", "ptrace outside the jail", 0, "pid namespace; CAP_SYS_PTRACE dropped", NULL,
+	 CAP(SYS_PTRACE), JAIL_SECCOMP_NONE, CLONE_NEWPID, 0, false, false},
 	{"mknod", "mknod but fifos", 0,
 	 "CAP_MKNOD dropped; root mounted nodev; /dev holds only null zero full random urandom tty",
-	 NULL},
+	 NULL, CAP(MKNOD), JAIL_SECCOMP_NONE, 0, 0, false, false},
 	{"priority", "raise priority or scheduling class", 0,
 	 "CAP_SYS_NICE dropped; RLIMIT_NICE at the start value; RLIMIT_RTPRIO 0; seccomp (realtime I/O class)",
-	 NULL},
-	{"rlimit", "raise an rlimit", 0, "CAP_SYS_RESOURCE dropped", NULL},
+	 NULL, CAP(SYS_NICE), SECCOMP, 0, 0, false, false},
+	{"rlimit", "raise an rlimit", 0, "CAP_SYS_RESOURCE dropped", NULL, CAP(SYS_RESOURCE),
+	 JAIL_SECCOMP_NONE, 0, 0, false, false},
 	{"modules", "load kernel modules", 0,
-	 "seccomp (init_module, finit_module, delete_module); CAP_SYS_MODULE dropped", NULL},
-	{"raw_io", "raw I/O", 0, "seccomp (iopl, ioperm); CAP_SYS_RAWIO dropped; no /dev/mem",
-	 NULL},
-	{"net_admin", "network administration", 0, "CAP_NET_ADMIN dropped", NULL},
-	{"raw_sockets", "raw sockets", JAIL_ALLOW_RAW_SOCKETS, "CAP_NET_RAW dropped", NULL},
+	 "seccomp (init_module, finit_module, delete_module); CAP_SYS_MODULE dropped", NULL,
+	 CAP(SYS_MODULE), SECCOMP, 0, 0, false, false},
+	{"raw_io", "raw I/O", 0, "seccomp (iopl, ioperm); CAP_SYS_RAWIO dropped; no /dev/mem", NULL,
+	 CAP(SYS_RAWIO), SECCOMP, 0, 0, false, false},
+	{"net_admin", "network administration", 0, "CAP_NET_ADMIN dropped", NULL, CAP(NET_ADMIN),
+	 JAIL_SECCOMP_NONE, 0, 0, false, false},
+	{"raw_sockets", "raw sockets", JAIL_ALLOW_RAW_SOCKETS, "CAP_NET_RAW dropped", NULL,
+	 CAP(NET_RAW), JAIL_SECCOMP_NONE, 0, 0, false, false},
 	{"sysctl", "sysctl writes", 0,
 	 "/proc/sys, /proc/sysrq-trigger read-only; /proc/kcore, /proc/keys... masked; /sys read-only",
-	 NULL},
-	{"processes", "see other processes", 0, "pid namespace; /proc of the jail's own", NULL},
-	{"sysvipc", "SysV IPC of others", JAIL_ALLOW_SYSVIPC, "IPC namespace", NULL},
+	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, false, true},
+	{"processes", "see other processes", 0, "pid namespace; /proc of the jail's own", NULL, 0,
+	 JAIL_SECCOMP_NONE, CLONE_NEWPID, 0, false, false},
+	{"sysvipc", "SysV IPC of others", JAIL_ALLOW_SYSVIPC, "IPC namespace", NULL, 0,
+	 JAIL_SECCOMP_NONE, CLONE_NEWIPC, 0, false, false},
 	{"abstract_sockets", "abstract unix sockets of others", 0,
-	 "network namespace; Landlock abstract-unix-socket scope", NULL},
+	 "network namespace; Landlock abstract-unix-socket scope", NULL, 0, JAIL_SECCOMP_NONE, 0,
+	 LANDLOCK_SCOPE_ABSTRACT, false, false},
 	{"host_secrets", "host secrets", 0,
 	 "masked in the embedded root (/etc/shadow, /root, /home, /var/lib, ssh host keys...)",
-	 NULL},
+	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, false, true},
 	{"set_hostname", "set hostname", JAIL_ALLOW_SET_HOSTNAME,
 	 "seccomp (sethostname, setdomainname); CAP_SYS_ADMIN dropped",
-	 "CAP_SYS_ADMIN in a user namespace of the jail's own, which owns only its UTS and network namespaces"},
-	{"chown", "chown", JAIL_ALLOW_CHOWN, "CAP_CHOWN dropped", NULL},
-	{"mlock", "lock memory", JAIL_ALLOW_MLOCK, "CAP_IPC_LOCK dropped; RLIMIT_MEMLOCK", NULL},
+	 "CAP_SYS_ADMIN in a user namespace of the jail's own, which owns only its UTS and network namespaces",
+	 CAP(SYS_ADMIN), JAIL_SECCOMP_DEFAULT, 0, 0, false, false},
+	{"chown", "chown", JAIL_ALLOW_CHOWN, "CAP_CHOWN dropped", NULL, CAP(CHOWN),
+	 JAIL_SECCOMP_NONE, 0, 0, false, false},
+	{"mlock", "lock memory", JAIL_ALLOW_MLOCK, "CAP_IPC_LOCK dropped; RLIMIT_MEMLOCK", NULL,
+	 CAP(IPC_LOCK), JAIL_SECCOMP_NONE, 0, 0, false, false},
 	{"privileges", "gain privileges on exec", 0, "no_new_privs; embedded root mounted nosuid",
-	 NULL},
+	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, true, false},
 	{"namespaces", "new namespaces, kernel keyrings, bpf, perf", 0,
 	 "seccomp (unshare, setns, clone with namespace flags, clone3, keyctl, bpf, perf_event_open, fanotify...)",
-	 NULL},
+	 NULL, 0, SECCOMP, 0, 0, false, false},
 };
 const size_t policy_nrules = sizeof(policy_rules) / sizeof(policy_rules[0]);
 
@@ -67,60 +86,115 @@ uint64_t policy_default_caps(void)
 {
 	/* What a jail's root needs to act as root on its own files and
 	 * processes, and nothing that reaches the kernel or the host. */
-	return CAPS_BIT(CAP_DAC_OVERRIDE) | CAPS_BIT(CAP_FOWNER) | CAPS_BIT(CAP_FSETID) |
-	       CAPS_BIT(CAP_KILL) | CAPS_BIT(CAP_SETGID) | CAPS_BIT(CAP_SETUID) |
-	       CAPS_BIT(CAP_SETPCAP) | CAPS_BIT(CAP_NET_BIND_SERVICE) | CAPS_BIT(CAP_SYS_CHROOT) |
-	       CAPS_BIT(CAP_AUDIT_WRITE) | CAPS_BIT(CAP_SETFCAP);
+	return CAP(DAC_OVERRIDE) | CAP(FOWNER) | CAP(FSETID) | CAP(KILL) | CAP(SETGID) |
+	       CAP(SETUID) | CAP(SETPCAP) | CAP(NET_BIND_SERVICE) | CAP(SYS_CHROOT) |
+	       CAP(AUDIT_WRITE) | CAP(SETFCAP);
+}
+
+void policy_defaults(struct jail_spec *s)
+{
+	struct jail_mechanisms *m = &s->mech;
+	uint64_t keep = policy_default_caps();
+
+	memset(m, 0, sizeof(*m));
+	m->ns_new = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID | CLONE_NEWCGROUP;
+	/* --allow sysvipc shares the host's SysV IPC and message queues. */
+	if (!(s->allow & JAIL_ALLOW_SYSVIPC))
+		m->ns_new |= CLONE_NEWIPC;
+	if (s->net == JAIL_NET_NONE)
+		m->ns_new |= CLONE_NEWNET;
+	if (!s->policy)
+		return;
+	/* sethostname(2) needs CAP_SYS_ADMIN over the UTS namespace's
+	 * owner: the jail holds it in a user namespace of its own (ns.h,
+	 * struct ns_own), and the filter keeps mount and the rest forbidden
+	 * there too. */
+	if (s->allow & JAIL_ALLOW_SET_HOSTNAME) {
+		keep |= CAP(SYS_ADMIN);
+		m->own_userns = true;
+	}
+	if (s->allow & JAIL_ALLOW_RAW_SOCKETS)
+		keep |= CAP(NET_RAW);
+	if (s->allow & JAIL_ALLOW_CHOWN)
+		keep |= CAP(CHOWN);
+	if (s->allow & JAIL_ALLOW_MLOCK)
+		keep |= CAP(IPC_LOCK);
+	m->has_caps = true;
+	/* Root's sets; a uid change empties them (process_finish()). */
+	m->caps = (struct jail_caps){.bounding = keep, .effective = keep, .permitted = keep};
+	m->no_new_privs = true;
+	m->landlock = LANDLOCK_SCOPE_ABSTRACT | LANDLOCK_SCOPE_SIGNALS;
+	m->seccomp = (s->allow & JAIL_ALLOW_SET_HOSTNAME) ? JAIL_SECCOMP_SET_HOSTNAME
+							  : JAIL_SECCOMP_DEFAULT;
+	m->pin_priority = true;
+	m->policy_mounts = true;
+}
+
+/* Whether the mechanisms M hold rule R. */
+static bool rule_holds(const struct policy_rule *r, const struct jail_mechanisms *m)
+{
+	uint64_t kept = m->has_caps ? m->caps.bounding : ~0ULL;
+
+	/* CAP_SYS_ADMIN held in a user namespace of the jail's own counts
+	 * there only: mount and the rest stay the host's to allow. */
+	if (m->own_userns && r->filter != JAIL_SECCOMP_DEFAULT)
+		kept &= ~CAP(SYS_ADMIN);
+	if ((kept & r->caps_dropped) != 0 || (m->ns_new & r->ns) != r->ns ||
+	    (m->landlock & r->landlock) != r->landlock || (r->no_new_privs && !m->no_new_privs) ||
+	    (r->policy_mounts && !m->policy_mounts))
+		return false;
+	if (r->filter == JAIL_SECCOMP_DEFAULT)
+		return m->seccomp == JAIL_SECCOMP_DEFAULT;
+	return r->filter == JAIL_SECCOMP_NONE || m->seccomp != JAIL_SECCOMP_NONE;
+}
+
+const char *policy_rule_state(const struct policy_rule *r, const struct jail_spec *s)
+{
+	if (rule_holds(r, &s->mech))
+		return "enforced";
+	if (r->allow != 0 && (s->allow & r->allow))
+		return "allowed";
+	return "off";
 }
 
 void policy_build(const struct jail_spec *s, struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->on = s->policy;
-	if (!p->on)
-		return;
-	p->caps = policy_default_caps();
-	/* sethostname(2) needs CAP_SYS_ADMIN over the UTS namespace's
-	 * owner: the jail holds it in a user namespace of its own
-	 * (ns.h, struct ns_own), and the filter keeps mount and the rest
-	 * forbidden there too. */
-	if (s->allow & JAIL_ALLOW_SET_HOSTNAME)
-		p->caps |= CAPS_BIT(CAP_SYS_ADMIN);
-	if (s->allow & JAIL_ALLOW_RAW_SOCKETS)
-		p->caps |= CAPS_BIT(CAP_NET_RAW);
-	if (s->allow & JAIL_ALLOW_CHOWN)
-		p->caps |= CAPS_BIT(CAP_CHOWN);
-	if (s->allow & JAIL_ALLOW_MLOCK)
-		p->caps |= CAPS_BIT(CAP_IPC_LOCK);
-	p->landlock = LANDLOCK_SCOPE_ABSTRACT | LANDLOCK_SCOPE_SIGNALS;
-	seccomp_filter_for(s->allow & JAIL_ALLOW_SET_HOSTNAME, &p->seccomp);
+	p->mech = &s->mech;
+	p->landlock = s->mech.landlock;
+	if (s->mech.seccomp != JAIL_SECCOMP_NONE)
+		seccomp_filter_for(s->mech.seccomp == JAIL_SECCOMP_SET_HOSTNAME, &p->seccomp);
 }
 
 void policy_for_exec(const struct jail_spec *s, struct policy *p)
 {
 	policy_build(s, p);
-	p->landlock = s->net == JAIL_NET_HOST ? LANDLOCK_SCOPE_ABSTRACT : 0;
+	if (p->landlock != 0)
+		p->landlock = (s->mech.ns_new & CLONE_NEWNET) ? 0 : LANDLOCK_SCOPE_ABSTRACT;
 }
 
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e)
 {
+	const struct jail_mechanisms *m = p->mech;
 	int scoped;
 
 	if (rlimit_apply(s, e) < 0)
 		return -1;
-	if (!p->on)
-		return 0;
 	/* A setuid or file-capability binary in the jail gains nothing. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	if (m->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "set no_new_privs");
-	if (caps_drop_bounding(p->caps, e) < 0 || caps_set(p->caps, e) < 0)
+	if (m->has_caps &&
+	    (caps_drop_bounding(m->caps.bounding, e) < 0 || caps_set(m->caps.permitted, e) < 0))
 		return -1;
-	if (landlock_scope(p->landlock, &scoped, e) < 0)
+	if (p->landlock != 0 && landlock_scope(p->landlock, &scoped, e) < 0)
 		return -1;
+	if (m->seccomp == JAIL_SECCOMP_NONE)
+		return 0;
+	/* The filter needs no_new_privs, or CAP_SYS_ADMIN to install. */
 	return seccomp_install(&p->seccomp, e);
 }
 
 int policy_apply_caps(const struct policy *p, struct cell_err *e)
 {
-	return p->on ? caps_set(p->caps, e) : 0;
+	return p->mech->has_caps ? caps_set(p->mech->caps.permitted, e) : 0;
 }

@@ -1,5 +1,13 @@
 /*
- * policy.h - the default jail policy (the bsdjail rules).
+ * policy.h - the default jail policy (the bsdjail rules), as the
+ * mechanisms of a spec.
+ *
+ * policy_defaults() is a parser's step, not the engine's: the jail CLI
+ * and jail files call it to turn the parameters policy, allow.* and net
+ * into the spec's mechanisms (struct jail_mechanisms), which are all the
+ * engine reads.  Each rule of the table names the mechanisms that
+ * enforce it, and `cell inspect` says, rule by rule, whether a jail's
+ * mechanisms hold it (policy_rule_state()).
  */
 #ifndef CELL_POLICY_H
 #define CELL_POLICY_H
@@ -18,21 +26,42 @@ struct policy_rule {
 	unsigned int allow;	/* the --allow bit that relaxes it, 0: none */
 	const char *mechanisms; /* how, in the words inspect prints */
 	const char *relaxed;	/* what the --allow keeps, if it says more than "allowed" */
+	/* What a jail's mechanisms must hold for the rule to be enforced: */
+	uint64_t caps_dropped;	  /* none of these in the bounding set */
+	enum jail_seccomp filter; /* a filter at least this strict (DEFAULT is stricter) */
+	unsigned long ns;	  /* these namespaces new */
+	unsigned int landlock;	  /* these Landlock scopes */
+	bool no_new_privs;
+	bool policy_mounts;
 };
 
 extern const struct policy_rule policy_rules[];
 extern const size_t policy_nrules;
 
-/* What the policy decides for one spec, computed in cell before the clone. */
+/* The capabilities a default jail keeps, before --allow adds any. */
+uint64_t policy_default_caps(void);
+
+/*
+ * The jail CLI's and jail files' policy: fills S's mechanisms from its
+ * parameters: with `policy` on, the bsdjail rules (new namespaces, the
+ * kept capabilities, no_new_privs, Landlock scopes, the seccomp deny
+ * list, pinned priority, the protective mounts), each allow.* bit
+ * relaxing one; with it off, new namespaces only.
+ */
+void policy_defaults(struct jail_spec *s);
+
+/* "enforced", "allowed" (relaxed by the jail's --allow) or "off": whether
+ * the mechanisms of S hold rule R. */
+const char *policy_rule_state(const struct policy_rule *r, const struct jail_spec *s);
+
+/* What the first process of a jail, or one exec adds, applies: the
+ * mechanisms of the spec, with the seccomp program picked before the
+ * clone. */
 struct policy {
-	bool on;
-	uint64_t caps;	       /* kept capabilities: bounding, permitted, effective */
+	const struct jail_mechanisms *mech;
 	unsigned int landlock; /* LANDLOCK_SCOPE_* */
 	struct seccomp_prog seccomp;
 };
-
-/* The capabilities a default jail keeps, before --allow adds any. */
-uint64_t policy_default_caps(void);
 
 void policy_build(const struct jail_spec *s, struct policy *p);
 

@@ -85,7 +85,7 @@ int rlimit_apply(const struct jail_spec *s, struct cell_err *e)
 	}
 	if (s->limits.has_nice && setpriority(PRIO_PROCESS, 0, (int)s->limits.nice) < 0)
 		return cell_err_set(e, errno, "--nice %lld", s->limits.nice);
-	if (!s->policy)
+	if (!s->mech.pin_priority)
 		return 0;
 	/* No realtime class, and no nice value below the start one: with
 	 * CAP_SYS_NICE dropped these rlimits are the only way up. */

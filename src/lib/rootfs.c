@@ -77,7 +77,7 @@ int rootfs_check(const struct jail_spec *s, struct cell_err *e)
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (stat(s->binds[i].src, &st) < 0)
 			return cell_err_set(e, errno, "--bind %s", s->binds[i].src);
-	if (s->rootfs == NULL && s->policy)
+	if (s->rootfs == NULL && s->mech.policy_mounts)
 		return check_bind_under_masks(s, e);
 	return 0;
 }
@@ -620,7 +620,7 @@ int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err 
 	}
 	if (setup_fresh_mounts(root, s, e) < 0)
 		return -1;
-	if (s->policy && setup_policy_mounts(root, s, e) < 0)
+	if (s->mech.policy_mounts && setup_policy_mounts(root, s, e) < 0)
 		return -1;
 	if (setup_binds(root, s, e) < 0)
 		return -1;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -53,6 +54,41 @@ struct jail_bind {
 	bool ro;
 };
 
+/* The seccomp program a jail's processes run under: built into cell
+ * (src/lib/seccomp_rules.c, compiled at build time). */
+enum jail_seccomp {
+	JAIL_SECCOMP_NONE,	   /* no filter */
+	JAIL_SECCOMP_DEFAULT,	   /* the deny list */
+	JAIL_SECCOMP_SET_HOSTNAME, /* the deny list but sethostname, setdomainname */
+};
+
+/* The five capability sets of a jail's processes. */
+struct jail_caps {
+	uint64_t bounding, effective, permitted, inheritable, ambient;
+};
+
+/*
+ * The mechanisms that hold a jail: what the engine applies, and all it
+ * reads of the policy.  The jail CLI and jail files get them from
+ * policy_defaults() (policy.c), which turns the parameters policy,
+ * allow.* and net into these; an OCI config.json will say them itself.
+ */
+struct jail_mechanisms {
+	unsigned long ns_new; /* CLONE_NEW* of the namespaces made new (the rest: the host's) */
+	/* A user namespace of the jail's own (identity maps, written by
+	 * cell) that owns its UTS and network namespaces, joined once the
+	 * root is built: the CAP_SYS_ADMIN kept for sethostname(2) counts
+	 * there only. */
+	bool own_userns;
+	bool has_caps;	       /* false: the capabilities are left as they are */
+	struct jail_caps caps; /* of the first process and of exec's */
+	bool no_new_privs;
+	unsigned int landlock; /* LANDLOCK_SCOPE_* of the first process */
+	enum jail_seccomp seccomp;
+	bool pin_priority;  /* RLIMIT_RTPRIO 0, RLIMIT_NICE at the start value */
+	bool policy_mounts; /* /proc and /sys protections, host secrets masked */
+};
+
 struct jail_spec {
 	char *name;	  /* validated name; the state directory's name */
 	char *hostname;	  /* NULL: the name given with --name, else "cell" */
@@ -86,6 +122,8 @@ struct jail_spec {
 	bool autoremove;  /* a detached jail's state goes when it ends (--rm) */
 	bool keep_stdout; /* detached: stdout is the caller's, not the log */
 	bool keep_stderr;
+
+	struct jail_mechanisms mech; /* policy_defaults() fills it */
 };
 
 void spec_init(struct jail_spec *s);

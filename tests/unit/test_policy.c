@@ -1,0 +1,153 @@
+/* Unit tests of policy.c: the default policy as a spec's mechanisms, and
+ * each rule's state derived from them. */
+#include <linux/capability.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "caps.h"
+#include "landlock.h"
+#include "policy.h"
+
+static const struct policy_rule *rule(const char *key)
+{
+	for (size_t i = 0; i < policy_nrules; i++)
+		if (strcmp(policy_rules[i].key, key) == 0)
+			return &policy_rules[i];
+	fail_msg("no rule %s", key);
+	return NULL;
+}
+
+static void defaults_fill_every_mechanism(void **state)
+{
+	struct jail_spec s;
+
+	spec_init(&s);
+	policy_defaults(&s);
+	assert_int_equal(s.mech.ns_new, CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID |
+						CLONE_NEWCGROUP | CLONE_NEWIPC | CLONE_NEWNET);
+	assert_true(s.mech.has_caps);
+	assert_int_equal(s.mech.caps.bounding, policy_default_caps());
+	assert_int_equal(s.mech.caps.permitted, policy_default_caps());
+	assert_int_equal(s.mech.caps.effective, policy_default_caps());
+	assert_int_equal(s.mech.caps.inheritable, 0);
+	assert_int_equal(s.mech.caps.ambient, 0);
+	assert_true(s.mech.no_new_privs);
+	assert_int_equal(s.mech.landlock, LANDLOCK_SCOPE_ABSTRACT | LANDLOCK_SCOPE_SIGNALS);
+	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_DEFAULT);
+	assert_true(s.mech.pin_priority);
+	assert_true(s.mech.policy_mounts);
+	assert_false(s.mech.own_userns);
+	/* Every rule holds. */
+	for (size_t i = 0; i < policy_nrules; i++)
+		assert_string_equal(policy_rule_state(&policy_rules[i], &s), "enforced");
+	spec_free(&s);
+}
+
+static void without_the_policy_only_namespaces_remain(void **state)
+{
+	struct jail_spec s;
+
+	spec_init(&s);
+	s.policy = false;
+	s.net = JAIL_NET_HOST;
+	policy_defaults(&s);
+	assert_int_equal(s.mech.ns_new, CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID |
+						CLONE_NEWCGROUP | CLONE_NEWIPC);
+	assert_false(s.mech.has_caps);
+	assert_false(s.mech.no_new_privs);
+	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_NONE);
+	assert_int_equal(s.mech.landlock, 0);
+	assert_false(s.mech.policy_mounts);
+	/* The namespaces still keep processes and SysV IPC apart. */
+	assert_string_equal(policy_rule_state(rule("processes"), &s), "enforced");
+	assert_string_equal(policy_rule_state(rule("sysvipc"), &s), "enforced");
+	assert_string_equal(policy_rule_state(rule("mount"), &s), "off");
+	assert_string_equal(policy_rule_state(rule("sysctl"), &s), "off");
+	assert_string_equal(policy_rule_state(rule("privileges"), &s), "off");
+	spec_free(&s);
+}
+
+/* Each --allow relaxes its own rule, and only it. */
+static void each_allow_relaxes_its_rule_only(void **state)
+{
+	static const char *const allows[] = {"raw_sockets", "sysvipc", "chown", "mlock",
+					     "set_hostname"};
+
+	for (size_t a = 0; a < sizeof(allows) / sizeof(allows[0]); a++) {
+		struct jail_spec s;
+		struct cell_err e;
+
+		spec_init(&s);
+		assert_int_equal(spec_allow(&s, allows[a], &e), 0);
+		policy_defaults(&s);
+		for (size_t i = 0; i < policy_nrules; i++) {
+			const char *want = strcmp(policy_rules[i].key, allows[a]) == 0 ? "allowed"
+										       : "enforced";
+
+			assert_string_equal(policy_rule_state(&policy_rules[i], &s), want);
+		}
+		spec_free(&s);
+	}
+}
+
+static void set_hostname_keeps_sys_admin_in_its_own_user_namespace(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	spec_init(&s);
+	assert_int_equal(spec_allow(&s, "set_hostname", &e), 0);
+	policy_defaults(&s);
+	assert_true(s.mech.own_userns);
+	assert_true(s.mech.caps.bounding & CAPS_BIT(CAP_SYS_ADMIN));
+	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_SET_HOSTNAME);
+	/* Mount stays forbidden: the filter, and CAP_SYS_ADMIN counts in
+	 * the jail's own user namespace only. */
+	assert_string_equal(policy_rule_state(rule("mount"), &s), "enforced");
+	spec_free(&s);
+}
+
+/* A mechanism taken away undoes exactly the rules that name it. */
+static void a_missing_mechanism_unholds_its_rules(void **state)
+{
+	struct jail_spec s;
+
+	spec_init(&s);
+	policy_defaults(&s);
+	s.mech.ns_new &= ~(unsigned long)CLONE_NEWPID;
+	assert_string_equal(policy_rule_state(rule("processes"), &s), "off");
+	assert_string_equal(policy_rule_state(rule("signal"), &s), "off");
+	assert_string_equal(policy_rule_state(rule("mount"), &s), "enforced");
+	policy_defaults(&s);
+	s.mech.seccomp = JAIL_SECCOMP_NONE;
+	assert_string_equal(policy_rule_state(rule("mount"), &s), "off");
+	assert_string_equal(policy_rule_state(rule("namespaces"), &s), "off");
+	assert_string_equal(policy_rule_state(rule("chown"), &s), "enforced");
+	policy_defaults(&s);
+	s.mech.caps.bounding |= CAPS_BIT(CAP_CHOWN);
+	assert_string_equal(policy_rule_state(rule("chown"), &s), "off");
+	policy_defaults(&s);
+	s.mech.landlock = 0;
+	assert_string_equal(policy_rule_state(rule("abstract_sockets"), &s), "off");
+	policy_defaults(&s);
+	s.mech.no_new_privs = false;
+	assert_string_equal(policy_rule_state(rule("privileges"), &s), "off");
+	spec_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_fill_every_mechanism),
+		cmocka_unit_test(without_the_policy_only_namespaces_remain),
+		cmocka_unit_test(each_allow_relaxes_its_rule_only),
+		cmocka_unit_test(set_hostname_keeps_sys_admin_in_its_own_user_namespace),
+		cmocka_unit_test(a_missing_mechanism_unholds_its_rules),
+	};
+	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
+}
