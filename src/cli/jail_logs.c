@@ -104,7 +104,7 @@ int cmd_logs(const struct cli_global *g, int argc, char **argv)
 	int c, rootfd, log;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+fh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow_on = true;
@@ -119,11 +119,12 @@ int cmd_logs(const struct cli_global *g, int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage_error("logs", "expected one jail name (see cell logs --help)");
 	cell_err_clear(&e);
-	if (store_open_root(g->root, &rootfd, &e) < 0)
+	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("logs", &e);
-	st = store_jail_peek(rootfd, argv[optind]);
+	st = rootfd >= 0 ? store_jail_peek(rootfd, argv[optind]) : NULL;
 	if (st == NULL) {
-		close(rootfd);
+		if (rootfd >= 0)
+			close(rootfd);
 		return cli_usage_error("logs", "jail %s: no such jail", argv[optind]);
 	}
 	json_decref(st);
