@@ -653,14 +653,14 @@ static int mask_state_root(int root, const struct jail_spec *s, const char *atta
 	}
 	if (inside == NULL || inside[0] != '/')
 		return 0;
-	if (stat(dir, &host) < 0)
-		return cell_err_set(e, errno, "mask the state root %s", dir);
+	/* Looked for in the tree first: under the fresh /run (the default
+	 * root) it is not there, and that costs one call. */
 	target = open_in_root(root, inside, O_PATH | O_NOFOLLOW | O_DIRECTORY);
 	if (target < 0)
 		return errno == ENOENT || errno == ENOTDIR
 			       ? 0
 			       : cell_err_set(e, errno, "mask the state root %s", dir);
-	if (fstat(target, &seen) < 0)
+	if (fstat(target, &seen) < 0 || stat(dir, &host) < 0)
 		return cell_err_set(e, errno, "mask the state root %s", dir);
 	if (seen.st_dev != host.st_dev || seen.st_ino != host.st_ino)
 		return 0;
