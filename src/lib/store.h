@@ -2,8 +2,9 @@
  * store.h - the state store: one directory per jail under the state root.
  *
  *   <root>/<name>/state.json   the jail's record, replaced atomically
- *   <root>/<name>/jid          its JID, written once the name is in place,
- *                              still under the root's lock
+ *   <root>/<name>/jid          its JID: made empty before the rename (the
+ *                              proof the directory is cell's), written once
+ *                              the name is in place, under the root's lock
  *   <root>/<name>/log          a detached jail's stdout and stderr
  *   <root>/<name>/exit         its exit status, written by the --init reaper
  *   <root>/.jid.<N>.<name>     a symlink: JID N is name's (one listing of
