@@ -6,7 +6,7 @@ BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test build build-tests build-asan build-testpoints run test unit integration bench bench-jails bench-vm test-vm install clean format
+.PHONY: all deps deps-test build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-vm test-vm install clean format
 
 all: build
 
@@ -64,6 +64,9 @@ unit: build-tests
 
 integration: build build-testpoints
 	@CELL=$(abspath $(CELL)) CELL_TESTPOINTS=$(abspath $(BUILD_TESTPOINTS)/cell) bats tests/integration
+
+security: build build-testpoints
+	@CELL=$(abspath $(CELL)) CELL_TESTPOINTS=$(abspath $(BUILD_TESTPOINTS)/cell) bats tests/security
 
 bench: build
 	@./scripts/install-deps.sh bench

@@ -6,6 +6,7 @@
 #   unit-asan     the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   integration   bats tests of the real binary, as root (the reliability
 #                 tests use the build with pause points, build-testpoints)
+#   security      bats tests that attack from inside a jail (tests/security)
 set -u
 build=${1:-build}
 asan=${2:-build-asan}
@@ -94,6 +95,15 @@ else
 	echo "ok 1 integration # skip not root" | tee "$out"
 fi
 count_tap "$out" integration
+
+out="$log/security.tap"
+if [ "$(id -u)" = 0 ]; then
+	CELL="$top/$build/cell" CELL_TESTPOINTS="$top/$testpoints/cell" \
+		bats --tap "$top/tests/security" 2>&1 | tee "$out"
+else
+	echo "ok 1 security # skip not root" | tee "$out"
+fi
+count_tap "$out" security
 
 rm -rf "$log"
 echo "$pass passed, $fail failed, $skip skipped"

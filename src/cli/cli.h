@@ -24,10 +24,16 @@ int cli_fail(const char *cmd, const struct cell_err *e);
 /* Same for a message built here; returns 125. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* After getopt_long() returned '?': the one-line error for the option
+/* getopt_long() that takes a long option only as spelled in full: a
+ * prefix (glibc's getopt takes "--ro" for "--root") is '?', with
+ * argv[optind - 1] the option, for cli_bad_option(). */
+struct option;
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *opts,
+	       int *longindex);
+
+/* After cli_getopt() returned '?': the one-line error for the option
  * at argv[optind - 1] (unknown, missing its value, or given one it does
  * not take); returns 125. */
-struct option;
 int cli_bad_option(const char *cmd, char **argv, const struct option *opts);
 
 int cmd_run(const struct cli_global *g, int argc, char **argv);

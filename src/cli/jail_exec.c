@@ -60,7 +60,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 	if (envs == NULL)
 		return cli_usage_error("exec", "out of memory");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+tTe:w:u:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+tTe:w:u:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			force_tty = true;

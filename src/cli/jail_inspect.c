@@ -104,7 +104,7 @@ int cmd_inspect(const struct cli_global *g, int argc, char **argv)
 
 	cell_err_clear(&e);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:jh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+p:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pid_arg = optarg;

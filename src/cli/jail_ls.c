@@ -384,7 +384,7 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 	int c, rootfd;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+aqno:jh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+aqno:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			all = true;
@@ -414,10 +414,12 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 	if (output != NULL && columns_parse(output, &cols) != 0)
 		return CELL_EXIT_ERROR;
 	cell_err_clear(&e);
-	if (store_open_root(g->root, &rootfd, &e) < 0)
+	/* A root that does not exist holds no jail: ls never makes one. */
+	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("ls", &e);
-	list = jail_list(rootfd, all, &e);
-	close(rootfd);
+	list = rootfd >= 0 ? jail_list(rootfd, all, &e) : json_array();
+	if (rootfd >= 0)
+		close(rootfd);
 	if (list == NULL)
 		return cli_fail("ls", &e);
 	if (output == NULL) {

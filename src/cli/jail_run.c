@@ -137,7 +137,7 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 	int c, idx;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+dn:w:e:u:tTh", run_opts, &idx)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+dn:w:e:u:tTh", run_opts, &idx)) != -1) {
 		int r = 0;
 
 		switch (c) {

@@ -33,7 +33,7 @@ int cmd_set(const struct cli_global *g, int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			set_usage(stdout);
 			return 0;

@@ -43,6 +43,14 @@ static void rm_usage(FILE *out)
 	      out);
 }
 
+/* Without a state root (never made here) no name is a jail. */
+static int no_such_jails(const char *cmd, int argc, char **argv)
+{
+	for (int i = optind; i < argc; i++)
+		cli_usage_error(cmd, "jail %s: no such jail", argv[i]);
+	return CELL_EXIT_ERROR;
+}
+
 static int check_names(const char *cmd, int argc, char **argv)
 {
 	if (optind >= argc)
@@ -62,7 +70,7 @@ int cmd_stop(const struct cli_global *g, int argc, char **argv)
 	int c, rootfd, ret = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (spec_parse_count(optarg, &timeout) < 0 || timeout > INT_MAX)
@@ -79,8 +87,10 @@ int cmd_stop(const struct cli_global *g, int argc, char **argv)
 	if (check_names("stop", argc, argv) != 0)
 		return CELL_EXIT_ERROR;
 	cell_err_clear(&e);
-	if (store_open_root(g->root, &rootfd, &e) < 0)
+	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("stop", &e);
+	if (rootfd < 0)
+		return no_such_jails("stop", argc, argv);
 	for (int i = optind; i < argc; i++) {
 		struct jail j;
 
@@ -109,7 +119,7 @@ int cmd_rm(const struct cli_global *g, int argc, char **argv)
 	int c, rootfd, ret = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+fh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			force = true;
@@ -124,8 +134,10 @@ int cmd_rm(const struct cli_global *g, int argc, char **argv)
 	if (check_names("rm", argc, argv) != 0)
 		return CELL_EXIT_ERROR;
 	cell_err_clear(&e);
-	if (store_open_root(g->root, &rootfd, &e) < 0)
+	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("rm", &e);
+	if (rootfd < 0)
+		return no_such_jails("rm", argc, argv);
 	for (int i = optind; i < argc; i++) {
 		struct jail j;
 

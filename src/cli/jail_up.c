@@ -53,28 +53,15 @@ static void down_usage(FILE *out)
 }
 
 /* Relative paths of a jail file (path, bind sources) are the file's
- * directory's, as the reader of the file expects: cell works from there,
- * with the state root made absolute first.  *ROOT is set to the root to
- * use (a heap string in *OWNED when made absolute). */
-static int enter_file_dir(const char *cmd, const char *file, const char **root, char **owned)
+ * directory's, as the reader of the file expects: cell works from there
+ * (the state root was made absolute by main()). */
+static int enter_file_dir(const char *cmd, const char *file)
 {
 	const char *slash = strrchr(file, '/');
 	char *dir;
 
-	*owned = NULL;
 	if (slash == NULL)
 		return 0; /* in the working directory already */
-	if ((*root)[0] != '/') {
-		char *cwd = getcwd(NULL, 0);
-
-		if (cwd == NULL || asprintf(owned, "%s/%s", cwd, *root) < 0) {
-			free(cwd);
-			*owned = NULL;
-			return cli_usage_error(cmd, "--root %s: %s", *root, strerror(errno));
-		}
-		free(cwd);
-		*root = *owned;
-	}
 	dir = strndup(file, slash == file ? 1 : (size_t)(slash - file));
 	if (dir == NULL || chdir(dir) < 0) {
 		int r = cli_usage_error(cmd, "%s: %s", dir != NULL ? dir : file, strerror(errno));
@@ -149,14 +136,13 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 	};
 	const char *file = DEFAULT_FILE, *root = g->root;
 	struct jail_spec *specs = NULL;
-	char *owned_root = NULL;
 	struct jailconf conf;
 	struct cell_err e;
 	bool *sel = NULL;
 	int c, ret = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			file = optarg;
@@ -173,7 +159,7 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 		return cli_fail("up", &e);
 	sel = calloc(conf.njails + 1, sizeof(*sel));
 	if (sel == NULL || select_jails("up", &conf, argc, argv, sel) < 0 ||
-	    enter_file_dir("up", file, &root, &owned_root) != 0) {
+	    enter_file_dir("up", file) != 0) {
 		ret = CELL_EXIT_ERROR;
 		goto out;
 	}
@@ -210,7 +196,6 @@ out:
 	for (size_t i = 0; specs != NULL && i < conf.njails; i++)
 		spec_free(&specs[i]);
 	free(specs);
-	free(owned_root);
 	free(sel);
 	jailconf_free(&conf);
 	return ret;
@@ -252,7 +237,7 @@ int cmd_down(const struct cli_global *g, int argc, char **argv)
 	int c, rootfd = -1, ret = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:t:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+f:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			file = optarg;
@@ -277,7 +262,7 @@ int cmd_down(const struct cli_global *g, int argc, char **argv)
 		ret = CELL_EXIT_ERROR;
 		goto out;
 	}
-	if (store_open_root(g->root, &rootfd, &e) < 0) {
+	if (store_open_root_existing(g->root, &rootfd, &e) < 0) {
 		ret = cli_fail("down", &e);
 		goto out;
 	}

@@ -5,11 +5,13 @@
  * into engine calls (src/lib) and their results into output and an exit
  * status.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -50,33 +52,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CELL_EXIT_ERROR;
 }
 
-int cli_bad_option(const char *cmd, char **argv, const struct option *opts)
-{
-	const char *arg = argv[optind - 1];
-
-	if (strncmp(arg, "--", 2) == 0) {
-		size_t n = strcspn(arg + 2, "=");
-
-		for (const struct option *o = opts; o->name != NULL; o++) {
-			if (strlen(o->name) != n || strncmp(o->name, arg + 2, n) != 0)
-				continue;
-			if (arg[2 + n] == '=' && o->has_arg == no_argument)
-				return cli_usage_error(cmd, "option --%s takes no value", o->name);
-			return cli_usage_error(cmd, "option --%s needs a value", o->name);
-		}
-		return cli_usage_error(cmd, "unknown option '%.*s' (see cell %s --help)",
-				       (int)n + 2, arg, cmd);
-	}
-	/* A short option: a known one that takes a value lacked it. */
-	for (const struct option *o = opts; o->name != NULL; o++)
-		if (optopt != 0 && o->val == optopt && o->has_arg == required_argument)
-			return cli_usage_error(cmd, "option -%c needs a value", optopt);
-	if (optopt > 0 && optopt < 128)
-		return cli_usage_error(cmd, "unknown option '-%c' (see cell %s --help)", optopt,
-				       cmd);
-	return cli_usage_error(cmd, "unknown option '%s' (see cell %s --help)", arg, cmd);
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: cell [--root DIR] COMMAND [OPTIONS] [ARGS...]\n"
@@ -104,11 +79,12 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_global g = {.root = DEFAULT_ROOT};
-	int c;
+	char *absolute = NULL;
+	int c, ret;
 
 	opterr = 0;
 	/* "+": stop at the command; its options are its own. */
-	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (optarg[0] == '\0')
@@ -135,14 +111,31 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CELL_EXIT_ERROR;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	/* Absolute now, once: a process of cell's that works from another
+	 * directory (the --rm watcher, from "/"; up, from its file's) must
+	 * still mean the root the caller named. */
+	if (g.root[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		if (cwd == NULL || asprintf(&absolute, "%s/%s", cwd, g.root) < 0) {
+			free(cwd);
+			return cli_usage_error("--root", "%s: %s", g.root, strerror(errno));
+		}
+		free(cwd);
+		g.root = absolute;
+	}
+	ret = -1;
+	for (size_t i = 0; ret < 0 && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[optind], commands[i].name) == 0) {
 			int first = optind;
 
 			/* The command parses its own argv, from its name on;
 			 * optind = 0 makes glibc's getopt start afresh. */
 			optind = 0;
-			return commands[i].run(&g, argc - first, argv + first);
+			ret = commands[i].run(&g, argc - first, argv + first);
 		}
-	return cli_usage_error(argv[optind], "unknown command (see cell --help)");
+	if (ret < 0)
+		ret = cli_usage_error(argv[optind], "unknown command (see cell --help)");
+	free(absolute);
+	return ret;
 }

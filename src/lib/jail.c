@@ -396,7 +396,8 @@ json_t *jail_list(int rootfd, bool all, struct cell_err *e)
 
 		if (st == NULL) {
 			/* Not a jail yet: being made (its creator holds the
-			 * lock), or a crashed creator's leftover, which goes. */
+			 * lock), or a crashed creator's leftover, which goes
+			 * (store_list() named only cell's directories). */
 			tidy_stopped(rootfd, names[i]);
 			continue;
 		}
@@ -450,7 +451,8 @@ int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int p
 		struct jail j;
 		int rootfd;
 
-		if (store_open_root(state_root, &rootfd, &err) < 0)
+		/* Never made again here: gone with its jails, nothing to do. */
+		if (store_open_root_existing(state_root, &rootfd, &err) < 0 || rootfd < 0)
 			_exit(1);
 		/* The name may have been removed and made again meanwhile:
 		 * only the jail of the pid we watched goes. */

@@ -19,22 +19,38 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "cleanup.h"
+#include "untrusted.h"
 
-static gid_t passwd_gid(uid_t uid)
+/* The jail's /etc/passwd is the jail's: a FIFO there once hung `cell
+ * exec -u` for ever, holding the jail's lock.  8 MiB is some 100000
+ * users. */
+#define PASSWD_MAX (8U << 20)
+
+/* UID's group in the jail's own /etc/passwd (parsed here, never through
+ * NSS modules); UID itself when the file or the user is missing. */
+static int passwd_gid(uid_t uid, gid_t *gid, struct cell_err *e)
 {
-	FILE *f = fopen("/etc/passwd", "re");
+	cleanup_free char *text = NULL;
 	struct passwd *pw;
-	gid_t gid = (gid_t)uid;
+	size_t len;
+	FILE *f;
 
+	*gid = (gid_t)uid;
+	if (untrusted_read(AT_FDCWD, "/etc/passwd", 0, PASSWD_MAX, &text, &len, e) < 0)
+		return e->errnum == ENOENT ? 0 : cell_err_prefix(e, "--user %u", (unsigned int)uid);
+	if (len == 0)
+		return 0;
+	f = fmemopen(text, len, "r");
 	if (f == NULL)
-		return gid;
+		return cell_err_set(e, errno, "--user %u: read /etc/passwd", (unsigned int)uid);
 	while ((pw = fgetpwent(f)) != NULL)
 		if (pw->pw_uid == uid) {
-			gid = pw->pw_gid;
+			*gid = pw->pw_gid;
 			break;
 		}
 	fclose(f);
-	return gid;
+	return 0;
 }
 
 int process_set_user(const struct jail_spec *s, struct cell_err *e)
@@ -43,7 +59,9 @@ int process_set_user(const struct jail_spec *s, struct cell_err *e)
 
 	if (!s->has_user)
 		return 0;
-	gid = s->has_gid ? s->gid : passwd_gid(s->uid);
+	gid = s->gid;
+	if (!s->has_gid && passwd_gid(s->uid, &gid, e) < 0)
+		return -1;
 	/* Groups first: after setresuid() we may no longer change them. */
 	if (setgroups(0, NULL) < 0)
 		return cell_err_set(e, errno, "--user: drop supplementary groups");

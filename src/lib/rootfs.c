@@ -249,6 +249,39 @@ static int mount_fresh(int root, const char *fstype, const char *target, const s
 	return 0;
 }
 
+/*
+ * Sizes of the jail's tmpfs mounts.  Without a limit each could take half
+ * the host's memory (tmpfs's default), so one jail could fill the host's
+ * RAM through /tmp, /run and /dev/shm.  With --memory, each is half of it
+ * (its pages are charged to the jail's memory cgroup anyway: a full
+ * tmpfs then says ENOSPC before the jail is out of memory); without, a
+ * fixed size: 512M for /tmp, 64M for /run and /dev/shm (docker's /dev/shm).
+ * /dev holds only nodes and links: 64k.
+ */
+#define TMPFS_TMP_DEFAULT "512m"
+#define TMPFS_RUN_DEFAULT "64m"
+#define TMPFS_SHM_DEFAULT "64m"
+#define TMPFS_SIZE_MAX	  24 /* "size" digits */
+
+/* The size of one of the jail's tmpfs mounts, as the "size" option. */
+static const char *tmpfs_size(const struct jail_spec *s, const char *fixed, char *buf, size_t len)
+{
+	if (s->limits.memory <= 0)
+		return fixed;
+	snprintf(buf, len, "%lld", s->limits.memory / 2 > 4096 ? s->limits.memory / 2 : 4096);
+	return buf;
+}
+
+/*
+ * The ptys one jail may hold (devpts "max").  Jails' devpts instances
+ * share the kernel's pool (kernel.pty.max, 4096 by default, less the 1024
+ * kept for the host's own instance, kernel.pty.reserve): without a limit
+ * one jail took all 3072 and others' interactive starts failed.  256 is
+ * far above what a jail of shells, tmux or an sshd uses, and a twelfth of
+ * the pool.
+ */
+#define DEVPTS_MAX "256"
+
 struct dev_node {
 	const char *name;
 	unsigned int major, minor;
@@ -270,12 +303,14 @@ static const struct {
 static int setup_dev(int root, const struct jail_spec *s, struct cell_err *e)
 {
 	static const struct fs_opt dev_opts[] = {{"mode", "755"}, {"size", "64k"}, {NULL, NULL}};
-	static const struct fs_opt pts_opts[] = {{"newinstance", NULL},
-						 {"ptmxmode", "0666"},
-						 {"mode", "0620"},
-						 {"gid", "5"},
-						 {NULL, NULL}};
-	static const struct fs_opt shm_opts[] = {{"mode", "1777"}, {NULL, NULL}};
+	static const struct fs_opt pts_opts[] = {{"newinstance", NULL}, {"ptmxmode", "0666"},
+						 {"mode", "0620"},	{"gid", "5"},
+						 {"max", DEVPTS_MAX},	{NULL, NULL}};
+	char size[TMPFS_SIZE_MAX];
+	const struct fs_opt shm_opts[] = {
+		{"mode", "1777"},
+		{"size", tmpfs_size(s, TMPFS_SHM_DEFAULT, size, sizeof(size))},
+		{NULL, NULL}};
 	cleanup_close int dev = -1;
 
 	if (mount_fresh(root, "tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e) <
@@ -315,8 +350,15 @@ static int setup_dev(int root, const struct jail_spec *s, struct cell_err *e)
 
 static int setup_fresh_mounts(int root, const struct jail_spec *s, struct cell_err *e)
 {
-	static const struct fs_opt tmp_opts[] = {{"mode", "1777"}, {NULL, NULL}};
-	static const struct fs_opt run_opts[] = {{"mode", "755"}, {NULL, NULL}};
+	char tmp_size[TMPFS_SIZE_MAX], run_size[TMPFS_SIZE_MAX];
+	const struct fs_opt tmp_opts[] = {
+		{"mode", "1777"},
+		{"size", tmpfs_size(s, TMPFS_TMP_DEFAULT, tmp_size, sizeof(tmp_size))},
+		{NULL, NULL}};
+	const struct fs_opt run_opts[] = {
+		{"mode", "755"},
+		{"size", tmpfs_size(s, TMPFS_RUN_DEFAULT, run_size, sizeof(run_size))},
+		{NULL, NULL}};
 	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 
 	/* A proc of the jail's own pid namespace: it shows only the jail. */
@@ -358,14 +400,26 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
-/* Kernel interfaces a jail may read but not write: sysctls above all. */
+/* Kernel interfaces a jail may read but not write: sysctls above all;
+ * /proc/pressure, whose files take triggers that the kernel polls. */
 static const char *const proc_readonly[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/bus",
-					    "/proc/fs", "/proc/irq"};
-/* Kernel interfaces a jail may not even read (memory, keys, timers...). */
+					    "/proc/fs",	 "/proc/irq",		"/proc/pressure"};
+/*
+ * Kernel interfaces a jail may not even read: the kernel's memory,
+ * addresses and keys, and what the kernel shares between all jails and
+ * the host, which one jail would read the others' activity from:
+ * slabinfo and vmallocinfo (allocations, a side channel and the aid of
+ * heap exploits), kpageflags/kpagecount/kpagecgroup (every physical
+ * page: rowhammer and page-cache side channels), iomem (physical
+ * addresses, KASLR), config.gz (the kernel's exact build), key-users
+ * (every uid's key quota), tty/driver (every tty of the host).
+ */
 static const char *const proc_masked[] = {
-	"/proc/kcore",	    "/proc/keys",	 "/proc/kallsyms",
-	"/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats",
-	"/proc/acpi",	    "/proc/scsi",	 "/sys/firmware"};
+	"/proc/kcore",	     "/proc/keys",	    "/proc/kallsyms",	 "/proc/timer_list",
+	"/proc/sched_debug", "/proc/latency_stats", "/proc/acpi",	 "/proc/scsi",
+	"/sys/firmware",     "/proc/slabinfo",	    "/proc/vmallocinfo", "/proc/kpageflags",
+	"/proc/kpagecount",  "/proc/kpagecgroup",   "/proc/iomem",	 "/proc/config.gz",
+	"/proc/key-users",   "/proc/tty/driver"};
 /* The host's secrets, masked in the embedded root (docs/cell.8 lists them). */
 static const char *const host_secrets[] = {
 	"/etc/shadow",
@@ -459,18 +513,45 @@ static int clone_onto(int from, int target, const char *path, struct cell_err *e
 	return 0;
 }
 
-/* Mounts an empty read-only tmpfs over a directory, the jail's /dev/null
- * over anything else.  A missing path needs no mask. */
-static int mask_path(int root, const char *path, struct masks *m, struct cell_err *e)
+/*
+ * A path the policy protects that the jail's tree lacks (open_in_root()
+ * failed with ERR).  Nothing to protect only when the host has no such
+ * path either (a kernel built without it: /proc/kcore, /proc/config.gz);
+ * when the host has it, the jail's /proc (or root) is not where the
+ * policy looks (a --rootfs whose proc is a symlink that a later mount
+ * covered): fail closed.  Runs before pivot_root: "/" is the host's.
+ */
+static int missing_path(const char *path, int err, const char *what, struct cell_err *e)
 {
-	static const struct fs_opt opts[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
-	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
 	struct stat st;
 
+	if (err != ENOENT && err != ENOTDIR)
+		return cell_err_set(e, err, "%s %s", what, path);
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	return cell_err_set(e, err, "%s %s: the jail's tree has no such path but the host has",
+			    what, path);
+}
+
+static int mask_opened(int root, const char *path, int target, struct masks *m, struct cell_err *e);
+
+/* Mounts an empty read-only tmpfs over a directory, the jail's /dev/null
+ * over anything else.  A path missing here and on the host needs no
+ * mask (missing_path()). */
+static int mask_path(int root, const char *path, struct masks *m, struct cell_err *e)
+{
+	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
+
 	if (target < 0)
-		return errno == ENOENT || errno == ENOTDIR
-			       ? 0
-			       : cell_err_set(e, errno, "mask %s", path);
+		return missing_path(path, errno, "mask", e);
+	return mask_opened(root, path, target, m, e);
+}
+
+static int mask_opened(int root, const char *path, int target, struct masks *m, struct cell_err *e)
+{
+	static const struct fs_opt opts[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
+	struct stat st;
+
 	if (fstat(target, &st) < 0)
 		return cell_err_set(e, errno, "mask %s", path);
 	if (S_ISLNK(st.st_mode))
@@ -503,7 +584,7 @@ static int readonly_path(int root, const char *path, struct cell_err *e)
 	cleanup_close int mnt = -1;
 
 	if (target < 0)
-		return errno == ENOENT ? 0 : cell_err_set(e, errno, "make %s read-only", path);
+		return missing_path(path, errno, "make read-only", e);
 	mnt = open_tree(target, "",
 			OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (mnt < 0 || mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
@@ -535,8 +616,60 @@ static int mask_ssh_host_keys(int root, struct masks *m, struct cell_err *e)
 	return ret;
 }
 
+/*
+ * cell's state root (the directory ATTACH, the jail's own state
+ * directory, lies in), where the jail's tree shows it: a state root in
+ * the embedded root (`--root /var/tmp/x`) or in a --rootfs would let
+ * one jail read the others' logs and records.  Found by its path inside
+ * the tree, and masked only when that is the host's very directory
+ * (device and inode): the default /run/cell lies under the jail's fresh
+ * /run, and nothing needs doing.
+ */
+static int mask_state_root(int root, const struct jail_spec *s, const char *attach, struct masks *m,
+			   struct cell_err *e)
+{
+	cleanup_free char *dir = strdup(attach);
+	cleanup_close int target = -1;
+	const char *inside = NULL;
+	struct stat host, seen;
+	char *end;
+
+	if (dir == NULL)
+		return cell_err_set(e, ENOMEM, "mask the state root");
+	end = strrchr(dir, '/');
+	while (end != NULL && end > dir && end[-1] == '/')
+		end--;
+	if (end == NULL || end == dir)
+		return 0; /* a relative or "/" root: never made so by the CLI */
+	*end = '\0';
+	if (s->rootfs == NULL) {
+		inside = dir;
+	} else if (s->rootfs[0] == '/' && path_within(dir, s->rootfs)) {
+		size_t n = strlen(s->rootfs);
+
+		while (n > 1 && s->rootfs[n - 1] == '/')
+			n--;
+		inside = n == 1 ? dir : dir + n; /* "" when it is the root itself */
+	}
+	if (inside == NULL || inside[0] != '/')
+		return 0;
+	/* Looked for in the tree first: under the fresh /run (the default
+	 * root) it is not there, and that costs one call. */
+	target = open_in_root(root, inside, O_PATH | O_NOFOLLOW | O_DIRECTORY);
+	if (target < 0)
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 0
+			       : cell_err_set(e, errno, "mask the state root %s", dir);
+	if (fstat(target, &seen) < 0 || stat(dir, &host) < 0)
+		return cell_err_set(e, errno, "mask the state root %s", dir);
+	if (seen.st_dev != host.st_dev || seen.st_ino != host.st_ino)
+		return 0;
+	return mask_opened(root, inside, target, m, e);
+}
+
 /* The policy's mounts (policy.c, "sysctl writes", "host secrets"). */
-static int setup_policy_mounts(int root, const struct jail_spec *s, struct cell_err *e)
+static int setup_policy_mounts(int root, const struct jail_spec *s, const char *attach,
+			       struct cell_err *e)
 {
 	struct masks m = {-1, -1};
 	int ret = 0;
@@ -554,6 +687,8 @@ static int setup_policy_mounts(int root, const struct jail_spec *s, struct cell_
 		if (ret == 0 && !bind_covers(s, "/etc/ssh"))
 			ret = mask_ssh_host_keys(root, &m, e);
 	}
+	if (ret == 0)
+		ret = mask_state_root(root, s, attach, &m, e);
 	masks_close(&m);
 	return ret;
 }
@@ -620,7 +755,7 @@ int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err 
 	}
 	if (setup_fresh_mounts(root, s, e) < 0)
 		return -1;
-	if (s->mech.policy_mounts && setup_policy_mounts(root, s, e) < 0)
+	if (s->mech.policy_mounts && setup_policy_mounts(root, s, attach, e) < 0)
 		return -1;
 	if (setup_binds(root, s, e) < 0)
 		return -1;

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <linux/fs.h>
 #include <linux/ioprio.h>
+#include <linux/personality.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,42 @@ const char *const seccomp_denied[] = {
 	"clock_settime", "clock_adjtime", "adjtimex", "vhangup", "userfaultfd",
 	/* with CAP_SYS_ADMIN: a mark on the host's whole filesystem, whose
 	 * permission events can hold every open on the host */
-	"fanotify_init", NULL};
+	"fanotify_init",
+	/* io_uring: a second system call interface, each of its operations
+	 * unseen by this filter, and one of the kernel's largest sources of
+	 * privilege escalations (Google disabled it on ChromeOS, Android and
+	 * its servers for that); few programs need it, and all of them fall
+	 * back to plain system calls on EPERM */
+	"io_uring_setup", "io_uring_enter", "io_uring_register", NULL};
+
+/*
+ * Calls newer than the libseccomp that compiles the filter (2.5.4 knows
+ * the kernel's calls up to 6.1, and so do the build machine's headers):
+ * by number.  From 424 on, a call has the same number on every
+ * architecture but alpha (asm-generic/unistd.h), x86_64's and arm64's
+ * alike.  Checked against the 6.18 kernel's syscall tables.
+ */
+const struct seccomp_new_call seccomp_denied_new[] = {
+	/* open_tree() with mount attributes (6.15): a clone of a mount
+	 * tree, made read-write or idmapped on the way */
+	{"open_tree_attr", 467},
+	{NULL, 0},
+};
+
+/*
+ * personality(2) flags a jail may set: PER_LINUX (0) or PER_LINUX32 (8),
+ * with or without ADDR_NO_RANDOMIZE.  That flag only turns off address
+ * randomisation for the caller and what it execs, which gdb, rr and
+ * `setarch -R` ask for; the kernel drops it on an exec that gains
+ * privilege (PER_CLEAR_ON_SETID), and no_new_privs lets no exec gain any.
+ * Every other flag is refused, an allow list so that flags to come are
+ * too: READ_IMPLIES_EXEC makes every readable mapping executable,
+ * MMAP_PAGE_ZERO maps page 0 (what a kernel NULL-pointer dereference
+ * needs, which mmap_min_addr otherwise forbids), UNAME26 serves 2.6-era
+ * software only (and leaked kernel memory once, CVE-2012-0957), the
+ * ADDR_LIMIT and ADDR_COMPAT_LAYOUT flags change the memory layout.
+ */
+#define PERSONALITY_ALLOWED (PER_LINUX32 | ADDR_NO_RANDOMIZE)
 
 const char *const seccomp_hostname_calls[] = {"sethostname", "setdomainname", NULL};
 
@@ -111,6 +147,61 @@ static int add_denials(scmp_filter_ctx ctx, uint32_t arch, const char *const *na
 	return 0;
 }
 
+/* The calls libseccomp has no name for, by their numbers: only in a
+ * filter for the build machine, where libseccomp takes a number as it is
+ * (for another architecture it would look the number up by name). */
+static int add_new_denials(scmp_filter_ctx ctx, uint32_t arch)
+{
+	if (arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native())
+		return 0;
+	for (const struct seccomp_new_call *c = seccomp_denied_new; c->name != NULL; c++) {
+		if (seccomp_syscall_resolve_name(c->name) != __NR_SCMP_ERROR)
+			continue; /* a newer libseccomp: seccomp_denied[] style */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), c->nr, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_masked_denial(scmp_filter_ctx ctx, int nr, uint32_t mask, uint32_t value)
+{
+	struct scmp_arg_cmp cmp = {0, SCMP_CMP_MASKED_EQ, mask, value};
+
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp);
+}
+
+/*
+ * personality(PERSONA) is refused unless PERSONA is 0xffffffff (a query:
+ * it changes nothing) or holds no flag but PERSONALITY_ALLOWED.  The
+ * kernel takes its low 32 bits (an unsigned int), and so do these
+ * comparisons.  libseccomp cannot say "none of these values" of one
+ * argument, so the refused values are a union of masked comparisons:
+ * bit 31 clear and a refused bit set (one rule per bit); or bit 31 set
+ * and not every bit (bits 31..k+1 set and bit k clear, one rule per k).
+ */
+static int add_personality_denials(scmp_filter_ctx ctx, uint32_t arch)
+{
+	const uint32_t top = 1U << 31;
+	int nr = resolve(arch, "personality");
+
+	if (nr == __NR_SCMP_ERROR)
+		return 0;
+	for (int b = 0; b < 31; b++) {
+		uint32_t bit = 1U << b;
+
+		if ((bit & PERSONALITY_ALLOWED) == 0 &&
+		    add_masked_denial(ctx, nr, bit | top, bit) < 0)
+			return -1;
+	}
+	for (int k = 0; k < 31; k++) {
+		uint32_t high = ~((1U << k) - 1); /* bits 31..k */
+
+		if (add_masked_denial(ctx, nr, high, high & ~(1U << k)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int add_arg_denials(scmp_filter_ctx ctx, uint32_t arch)
 {
 	int nr;
@@ -149,7 +240,8 @@ scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname)
 	if (arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native() &&
 	    (seccomp_arch_add(ctx, arch) < 0 || seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE) < 0))
 		goto fail;
-	if (add_denials(ctx, arch, seccomp_denied) < 0 || add_arg_denials(ctx, arch) < 0 ||
+	if (add_denials(ctx, arch, seccomp_denied) < 0 || add_new_denials(ctx, arch) < 0 ||
+	    add_arg_denials(ctx, arch) < 0 || add_personality_denials(ctx, arch) < 0 ||
 	    (!allow_hostname && add_denials(ctx, arch, seccomp_hostname_calls) < 0))
 		goto fail;
 	return ctx;

@@ -13,6 +13,13 @@
 
 /* The calls denied (EPERM) outright, NULL-terminated. */
 extern const char *const seccomp_denied[];
+/* Denied (EPERM) outright, by number: calls this libseccomp has no name
+ * for.  Ends with a NULL name. */
+struct seccomp_new_call {
+	const char *name;
+	int nr;
+};
+extern const struct seccomp_new_call seccomp_denied_new[];
 /* Denied unless --allow set_hostname. */
 extern const char *const seccomp_hostname_calls[];
 

@@ -19,6 +19,7 @@
 #include "proc.h"
 
 #define STATE_FILE   "state.json"
+#define JID_FILE     "jid"
 #define JID_PATH_MAX 96 /* "NAME/jid" with NAME at most 64 bytes */
 
 /* A jail's directory name: not hidden (temporaries start with '.'),
@@ -47,6 +48,14 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+int store_open_root_existing(const char *root, int *rootfd, struct cell_err *e)
+{
+	*rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*rootfd < 0 && errno != ENOENT)
+		return cell_err_set(e, errno, "state root %s", root);
+	return 0;
+}
+
 int store_open_root(const char *root, int *rootfd, struct cell_err *e)
 {
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -67,6 +76,21 @@ int store_open_root(const char *root, int *rootfd, struct cell_err *e)
 static int reopen_dir(int fd)
 {
 	return openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * What proves a directory of the root is cell's: its "jid" file, a
+ * regular file.  A creator makes it in the temporary directory, before
+ * the rename gives the directory its name, so every directory cell ever
+ * named has one from its first moment; anything else under the root (a
+ * user's directory, another tool's state) is never opened as a jail,
+ * tidied or removed.  A state root is any directory `--root` names.
+ */
+static bool store_owns(int dirfd)
+{
+	struct stat st;
+
+	return fstatat(dirfd, JID_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Removes every entry of an open directory, recursively, without
@@ -178,6 +202,11 @@ static int reap_stale(int rootfd, const char *name, store_reap_fn reap, void *ct
 			errno = EEXIST;
 		return -1;
 	}
+	/* Not cell's: the name is taken by something cell never made. */
+	if (!store_owns(fd)) {
+		errno = EEXIST;
+		return -1;
+	}
 	if ((reap != NULL ? reap : reap_dead)(rootfd, fd, name, ctx) < 0)
 		return -1;
 	jid = read_jid(rootfd, name);
@@ -187,6 +216,23 @@ static int reap_stale(int rootfd, const char *name, store_reap_fn reap, void *ct
 		return -1;
 	remove_marker(rootfd, jid, name);
 	return 0;
+}
+
+/* A crashed creator's temporary directory: empty, or with only the
+ * empty "jid" file it makes before the rename.  Anything more in it is
+ * not cell's doing and stays (rmdir fails on it). */
+static void remove_temporary(int rootfd, const char *name)
+{
+	cleanup_close int fd =
+		openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	if (fstatat(fd, JID_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		unlinkat(fd, JID_FILE, 0);
+	unlinkat(rootfd, name, AT_REMOVEDIR);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -234,13 +280,7 @@ static int list_root(int rootfd, const char *mine, struct root_listing *l)
 		long jid;
 
 		if (strncmp(n, ".new-", 5) == 0 && strcmp(n, mine) != 0) {
-			int fd = openat(rootfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (fd >= 0) {
-				empty_dir(fd);
-				close(fd);
-			}
-			unlinkat(rootfd, n, AT_REMOVEDIR);
+			remove_temporary(rootfd, n);
 			continue;
 		}
 		if (strncmp(n, ".jid.", 5) == 0) {
@@ -355,23 +395,19 @@ static int write_marker(int rootfd, int jid, const char *name)
 	return symlinkat(".", rootfd, m);
 }
 
-static int write_jid(int rootfd, const char *tmp, int jid)
+/* Fills the jid file the creator made (empty) before the rename. */
+static int write_jid(int fd, int jid)
 {
-	char path[JID_PATH_MAX], buf[16];
-	cleanup_close int fd = -1;
+	char buf[16];
 	int len = snprintf(buf, sizeof(buf), "%d\n", jid);
 
-	snprintf(path, sizeof(path), "%s/jid", tmp);
-	fd = openat(rootfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
 	return write(fd, buf, (size_t)len) == len ? 0 : -1;
 }
 
 int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ctx,
 		      struct store_jail *j, struct cell_err *e)
 {
-	cleanup_close int rootlock = -1;
+	cleanup_close int rootlock = -1, jidfd = -1;
 	char tmp[64] = "";
 	unsigned int r;
 
@@ -405,13 +441,21 @@ int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ct
 		goto fail;
 	}
 	j->locked = true;
+	/* The proof that the directory is cell's (store_owns()), in place
+	 * before it carries the name. */
+	jidfd = openat(j->dirfd, JID_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		       0600);
+	if (jidfd < 0) {
+		cell_err_set(e, errno, "jail %s: create state directory", name);
+		goto fail;
+	}
 	for (int tries = 0; tries < 3; tries++) {
 		if (renameat2(rootfd, tmp, rootfd, name, RENAME_NOREPLACE) == 0) {
 			/* The name is ours now: only then a JID, so that a
 			 * name in use costs no scan. */
 			j->jid = next_jid(rootfd, tmp);
 			if (j->jid < 0 || write_marker(rootfd, j->jid, name) < 0 ||
-			    write_jid(rootfd, name, j->jid) < 0) {
+			    write_jid(jidfd, j->jid) < 0) {
 				cell_err_set(e, errno, "jail %s: assign a jid", name);
 				empty_dir(j->dirfd);
 				unlinkat(rootfd, name, AT_REMOVEDIR);
@@ -437,7 +481,7 @@ int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ct
 fail:
 	/* Only the temporary name can exist here: never remove NAME. */
 	if (tmp[0] != '\0')
-		unlinkat(rootfd, tmp, AT_REMOVEDIR);
+		remove_temporary(rootfd, tmp);
 	store_jail_close(j);
 	return -1;
 }
@@ -461,7 +505,7 @@ int store_jail_trylock(int rootfd, const char *name, struct store_jail *j)
 		return -1;
 	j->dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (j->dirfd < 0 || flock(j->dirfd, LOCK_EX | LOCK_NB) < 0 ||
-	    !still_named(rootfd, j->dirfd, name)) {
+	    !still_named(rootfd, j->dirfd, name) || !store_owns(j->dirfd)) {
 		store_jail_close(j);
 		return -1;
 	}
@@ -504,6 +548,12 @@ int store_jail_open(int rootfd, const char *name, struct store_jail *j, struct c
 			close(fd);
 			continue;
 		}
+		if (!store_owns(fd)) {
+			close(fd);
+			cell_err_set(e, ENOENT, "jail %s", name);
+			store_jail_close(j);
+			return -1;
+		}
 		j->dirfd = fd;
 		j->locked = true;
 		j->jid = read_jid(rootfd, name);
@@ -535,6 +585,17 @@ int store_jail_relock(int rootfd, struct store_jail *j)
 	return 0;
 }
 
+/* store_owns() of the root's entry NAME, without opening it. */
+static bool owned_entry(int rootfd, const char *name)
+{
+	char path[JID_PATH_MAX + 200];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/" JID_FILE, name) >= (int)sizeof(path))
+		return false;
+	return fstatat(rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
 int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e)
 {
 	cleanup_close int dup = reopen_dir(rootfd);
@@ -552,7 +613,8 @@ int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e)
 		return cell_err_set(e, errno, "read the state root");
 	take_fd(&dup);
 	while ((de = readdir(d)) != NULL) {
-		if (!store_valid_entry(de->d_name) || de->d_type != DT_DIR)
+		if (!store_valid_entry(de->d_name) || de->d_type != DT_DIR ||
+		    !owned_entry(rootfd, de->d_name))
 			continue;
 		if (len == cap) {
 			char **nv = realloc(v, (cap = cap * 2 + 16) * sizeof(*v));
@@ -645,7 +707,7 @@ json_t *store_jail_peek(int rootfd, const char *name)
 	j.dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (j.dirfd < 0)
 		return NULL;
-	st = store_jail_read(&j);
+	st = store_owns(j.dirfd) ? store_jail_read(&j) : NULL;
 	if (st == NULL)
 		errno = ENOENT; /* a creator's directory before its first record */
 	close(j.dirfd);

@@ -2,12 +2,19 @@
  * store.h - the state store: one directory per jail under the state root.
  *
  *   <root>/<name>/state.json   the jail's record, replaced atomically
- *   <root>/<name>/jid          its JID, written once the name is in place,
- *                              still under the root's lock
+ *   <root>/<name>/jid          its JID: made empty before the rename (the
+ *                              proof the directory is cell's), written once
+ *                              the name is in place, under the root's lock
  *   <root>/<name>/log          a detached jail's stdout and stderr
  *   <root>/<name>/exit         its exit status, written by the --init reaper
  *   <root>/.jid.<N>.<name>     a symlink: JID N is name's (one listing of
  *                              the root finds the JIDs in use)
+ *
+ * cell acts only on what it can prove it made: a directory of the root
+ * is a jail's only when it holds a regular "jid" file, which the creator
+ * makes before the directory gets its name; the root's other entries
+ * (a user's directories, another tool's state) are never listed, opened,
+ * tidied or removed.
  *
  * Every operation on a jail holds an flock on its directory.  A new
  * jail's directory is made under a temporary name, locked, and renamed
@@ -38,6 +45,9 @@ typedef int (*store_reap_fn)(int rootfd, int dirfd, const char *name, void *ctx)
 
 /* Opens (creating, mode 0700) the state root. */
 int store_open_root(const char *root, int *rootfd, struct cell_err *e);
+/* Opens the state root if it exists (*ROOTFD -1 when it does not): for
+ * the commands that only read or remove, which never create it. */
+int store_open_root_existing(const char *root, int *rootfd, struct cell_err *e);
 
 /* Creates and locks the directory of a new jail NAME, with the lowest
  * JID no other directory holds.  A name in use is an error (errno
@@ -62,7 +72,8 @@ void store_jail_unlock(struct store_jail *j);
  * removed (or replaced) while unlocked. */
 int store_jail_relock(int rootfd, struct store_jail *j);
 
-/* Names of the jails in the root, sorted; *n of them.  The array and its
+/* Names of the jails in the root (directories proven cell's), sorted;
+ * *n of them.  The array and its
  * strings are heap copies (store_names_free()). */
 int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e);
 void store_names_free(char **names, size_t n);

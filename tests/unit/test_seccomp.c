@@ -9,6 +9,7 @@
 #include <linux/audit.h>
 #include <linux/fs.h>
 #include <linux/ioprio.h>
+#include <linux/personality.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -218,6 +219,74 @@ static void realtime_io_class_is_denied(void **state)
 	assert_int_equal(call(false, "ioprio_set", 1, 0, be), SECCOMP_RET_ALLOW);
 }
 
+static void io_uring_is_denied(void **state)
+{
+	static const char *const calls[] = {"io_uring_setup", "io_uring_enter",
+					    "io_uring_register"};
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		assert_int_equal(call(false, calls[i], 0, 0, 0), DENIED);
+		assert_int_equal(call(true, calls[i], 0, 0, 0), DENIED);
+	}
+}
+
+/* Calls newer than libseccomp, by number (the same on x86_64 and arm64). */
+static void calls_libseccomp_does_not_know_are_denied_by_number(void **state)
+{
+	for (const struct seccomp_new_call *c = seccomp_denied_new; c->name != NULL; c++)
+		for (int allow = 0; allow <= 1; allow++)
+			if (verdict(allow, NATIVE_AUDIT_ARCH, c->nr, 0, 0, 0) != DENIED)
+				fail_msg("%s (%d) is not denied", c->name, c->nr);
+	/* open_tree_attr is 467 on every architecture cell builds for */
+	assert_int_equal(verdict(false, NATIVE_AUDIT_ARCH, 467, 0, 0, 0), DENIED);
+	/* and a number next to it, unknown to the list, is not */
+	assert_int_equal(verdict(false, NATIVE_AUDIT_ARCH, 470, 0, 0, 0), SECCOMP_RET_ALLOW);
+}
+
+static void personality_takes_only_the_harmless_flags(void **state)
+{
+	static const uint64_t ok[] = {
+		0, /* PER_LINUX */
+		PER_LINUX32,
+		ADDR_NO_RANDOMIZE, /* setarch -R, gdb */
+		PER_LINUX32 | ADDR_NO_RANDOMIZE,
+		0xffffffff,	       /* the query */
+		0xffffffffffffffffULL, /* the query, as personality(-1) */
+		1ULL << 32,	       /* the kernel takes the low 32 bits: 0 */
+	};
+	static const uint64_t bad[] = {
+		READ_IMPLIES_EXEC,
+		MMAP_PAGE_ZERO,
+		UNAME26,
+		UNAME26 | PER_LINUX32,
+		ADDR_COMPAT_LAYOUT,
+		ADDR_LIMIT_32BIT,
+		ADDR_LIMIT_3GB,
+		PER_SVR4,
+		PER_LINUX32 | READ_IMPLIES_EXEC,
+		0x80000000,
+		0xfffffffe,
+		0x7fffffff,
+		0xbfffffff,
+		(1ULL << 32) | READ_IMPLIES_EXEC, /* the high half is not looked at */
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (call(false, "personality", ok[i], 0, 0) != SECCOMP_RET_ALLOW)
+			fail_msg("personality(%#llx) is denied", (unsigned long long)ok[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (call(false, "personality", bad[i], 0, 0) != DENIED)
+			fail_msg("personality(%#llx) is allowed", (unsigned long long)bad[i]);
+	/* every single flag bit but the two */
+	for (int b = 0; b < 32; b++) {
+		uint64_t v = 1ULL << b;
+
+		if ((v & (PER_LINUX32 | ADDR_NO_RANDOMIZE)) == 0 &&
+		    call(false, "personality", v, 0, 0) != DENIED)
+			fail_msg("personality(%#llx) is allowed", (unsigned long long)v);
+	}
+}
+
 static void calls_of_another_architecture_kill(void **state)
 {
 	uint32_t v;
@@ -247,6 +316,9 @@ int main(void)
 		cmocka_unit_test(clone_is_denied_only_with_namespace_flags),
 		cmocka_unit_test(ioctls_that_reach_the_host_are_denied),
 		cmocka_unit_test(realtime_io_class_is_denied),
+		cmocka_unit_test(io_uring_is_denied),
+		cmocka_unit_test(calls_libseccomp_does_not_know_are_denied_by_number),
+		cmocka_unit_test(personality_takes_only_the_harmless_flags),
 		cmocka_unit_test(calls_of_another_architecture_kill),
 	};
 

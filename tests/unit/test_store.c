@@ -48,6 +48,18 @@ static int count_entries(const char *dir)
 	return n;
 }
 
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
 /* Each test works in a state root of its own, root/NAME. */
 static int test_root(const char *name, char *path, size_t len)
 {
@@ -149,6 +161,9 @@ static void a_dead_jails_leftovers_are_reclaimed(void **state)
 	waitpid(pid, &status, 0);
 	snprintf(path, sizeof(path), "%s/old", dir);
 	assert_int_equal(mkdir(path, 0700), 0);
+	/* cell's own (its jid file says so). */
+	snprintf(path, sizeof(path), "%s/old/jid", dir);
+	assert_int_equal(write_file(path, "7\n"), 0);
 	snprintf(path, sizeof(path), "%s/old/state.json", dir);
 	st = json_pack("{s:I, s:I}", "pid", (json_int_t)pid, "start_time", (json_int_t)start);
 	assert_int_equal(json_dump_file(st, path, 0), 0);
@@ -212,6 +227,70 @@ static void a_crashed_creators_temporary_directory_is_removed(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(store_jail_remove(rootfd, &j, &e), 0);
 	assert_int_equal(count_entries(dir), 0);
+	close(rootfd);
+}
+
+/* cell --root DIR ls once deleted every directory of DIR that was no
+ * jail: a directory without cell's jid file is never listed, opened,
+ * peeked at, reclaimed or removed, and a temporary holding more than
+ * cell puts there stays. */
+static void directories_cell_did_not_make_are_left_alone(void **state)
+{
+	struct store_jail j;
+	struct cell_err e;
+	char dir[256], path[300], **names;
+	size_t n;
+	int rootfd = test_root("foreign", dir, sizeof(dir));
+
+	snprintf(path, sizeof(path), "%s/mine", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/mine/state.json", dir);
+	assert_int_equal(write_file(path, "{}"), 0);
+	snprintf(path, sizeof(path), "%s/.new-1-deadbeef", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.new-1-deadbeef/data", dir);
+	assert_int_equal(write_file(path, "x"), 0);
+
+	assert_int_equal(store_list(rootfd, &names, &n, &e), 0);
+	assert_int_equal(n, 0);
+	store_names_free(names, n);
+	assert_null(store_jail_peek(rootfd, "mine"));
+	assert_int_equal(store_jail_open(rootfd, "mine", &j, &e), -1);
+	assert_int_equal(e.errnum, ENOENT);
+	assert_int_equal(store_jail_trylock(rootfd, "mine", &j), -1);
+	assert_int_equal(store_jail_create(rootfd, "mine", NULL, NULL, &j, &e), -1);
+	/* A jail made meanwhile lists the root: the temporary stays. */
+	assert_int_equal(store_jail_create(rootfd, "other", NULL, NULL, &j, &e), 0);
+	assert_int_equal(store_jail_remove(rootfd, &j, &e), 0);
+	snprintf(path, sizeof(path), "%s/mine/state.json", dir);
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/.new-1-deadbeef/data", dir);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/.new-1-deadbeef", dir);
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/mine/state.json", dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/mine", dir);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(count_entries(dir), 0);
+	close(rootfd);
+}
+
+/* A state root that does not exist is not made by a reader. */
+static void an_existing_root_is_opened_and_a_missing_one_is_not_made(void **state)
+{
+	struct cell_err e;
+	char dir[256], path[300];
+	int rootfd = test_root("exist", dir, sizeof(dir)), fd;
+
+	assert_int_equal(store_open_root_existing(dir, &fd, &e), 0);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	assert_int_equal(store_open_root_existing(path, &fd, &e), 0);
+	assert_int_equal(fd, -1);
+	assert_int_equal(access(path, F_OK), -1);
 	close(rootfd);
 }
 
@@ -317,6 +396,8 @@ int main(void)
 		cmocka_unit_test(a_dead_jails_leftovers_are_reclaimed),
 		cmocka_unit_test(a_record_with_a_recycled_pid_is_stale),
 		cmocka_unit_test(jids_are_the_lowest_free_and_stable),
+		cmocka_unit_test(directories_cell_did_not_make_are_left_alone),
+		cmocka_unit_test(an_existing_root_is_opened_and_a_missing_one_is_not_made),
 		cmocka_unit_test(a_crashed_creators_temporary_directory_is_removed),
 		cmocka_unit_test(open_and_relock_see_a_jail_replaced_meanwhile),
 		cmocka_unit_test(list_names_jails_sorted_and_skips_temporaries),

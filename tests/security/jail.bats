@@ -1,0 +1,242 @@
+#!/usr/bin/env bats
+# Attacks from inside a jail on what the kernel and cell share between
+# jails (security issue 13): the kernel's surface (io_uring, personality,
+# the new mount calls), /proc files that show the host or other jails,
+# memory and ptys taken through the jail's own mounts, cell's state root,
+# and files of the jail's that cell reads.
+#
+# Safety: every probe runs behind a guard that exits 99 unless it is in
+# a UTS and a pid namespace other than the host's (JAIL_GUARD_SH of
+# helpers.bash, and its python twin below), so a broken cell fails the
+# test instead of trying the attack on the host.  A probe tries only
+# what is harmless if it goes through: it opens, reads, or asks.
+load ../integration/helpers
+
+GUARD_PY='import ctypes, errno, os, sys
+if (not os.environ.get("HOST_UTS") or not os.environ.get("HOST_PID") or
+        os.readlink("/proc/self/ns/uts") == os.environ["HOST_UTS"] or
+        os.readlink("/proc/self/ns/pid") == os.environ["HOST_PID"]):
+    sys.exit(99)
+libc = ctypes.CDLL(None, use_errno=True)
+def sys_call(name, nr, *args):
+    ctypes.set_errno(0)
+    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
+    print(name, "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()], flush=True)
+    return r
+'
+
+# jail_sh [OPTION...] SCRIPT, jail_py [OPTION...] CODE: in a new jail,
+# guarded.
+jail_sh() {
+	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
+		sh -c "$JAIL_GUARD_SH"$'\n'"${!#}"
+}
+
+jail_py() {
+	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
+		python3 -c "$GUARD_PY${!#}"
+}
+
+setup() {
+	cell_setup
+	OTHER_ROOT=
+}
+
+teardown() {
+	local r=0 pid
+
+	# A state root of a test's own (inside the embedded root): its jails.
+	if [ -n "$OTHER_ROOT" ]; then
+		"$CELL" --root "$OTHER_ROOT" rm -f victim >/dev/null 2>&1 || true
+	fi
+	# A jail whose exec hung on its FIFO (a broken cell): killing its
+	# pid 1 ends the exec'd child too, which holds the jail's lock.
+	for pid in $(cat "$STATE"/*/state.json 2>/dev/null | jq -r '.pid // empty'); do
+		[ "$(readlink /proc/"$pid"/ns/pid 2>/dev/null)" != "$HOST_PID" ] &&
+			kill -KILL "$pid" 2>/dev/null
+	done
+	cell_teardown || r=$?
+	return $r
+}
+
+@test "a jail cannot set up io_uring: EPERM" {
+	run jail_py '
+buf = ctypes.create_string_buffer(120)  # struct io_uring_params
+sys_call("io_uring_setup", 425, 4, buf)
+sys_call("io_uring_enter", 426, 0, 0, 0, 0, None, 0)
+sys_call("io_uring_register", 427, 0, 0, None, 0)'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "io_uring_setup EPERM" ]
+	[ "${lines[1]}" = "io_uring_enter EPERM" ]
+	[ "${lines[2]}" = "io_uring_register EPERM" ]
+}
+
+@test "a jail cannot clone a mount tree with open_tree_attr: EPERM" {
+	# open_tree_attr(AT_FDCWD, "/", 0, NULL, 0): without the filter an
+	# unprivileged O_PATH of / (the kernel's 6.15 call, number 467).
+	run jail_py 'sys_call("open_tree_attr", 467, -100, b"/", 0, None, 0)'
+	[ "$status" -eq 0 ]
+	[ "$output" = "open_tree_attr EPERM" ]
+}
+
+@test "a jail may turn off its own address randomisation but set no other personality flag" {
+	run jail_py '
+sys_call("query", 135, 0xffffffff)
+sys_call("ADDR_NO_RANDOMIZE", 135, 0x0040000)
+sys_call("PER_LINUX32", 135, 0x0008)
+sys_call("PER_LINUX", 135, 0)
+sys_call("READ_IMPLIES_EXEC", 135, 0x0400000)
+sys_call("MMAP_PAGE_ZERO", 135, 0x0100000)
+sys_call("UNAME26", 135, 0x0020000)
+sys_call("high bit", 135, 0x80000000)'
+	[ "$status" -eq 0 ]
+	[ "$output" = "query ok
+ADDR_NO_RANDOMIZE ok
+PER_LINUX32 ok
+PER_LINUX ok
+READ_IMPLIES_EXEC EPERM
+MMAP_PAGE_ZERO EPERM
+UNAME26 EPERM
+high bit EPERM" ]
+	# What tools ask for: setarch -R runs, setarch -X does not.
+	run jail_sh 'setarch "$(uname -m)" -R true && echo R ok
+setarch "$(uname -m)" -X true 2>/dev/null || echo X refused'
+	[ "$status" -eq 0 ]
+	[ "$output" = "R ok
+X refused" ]
+}
+
+# /proc files that show the kernel's memory, addresses and keys, or what
+# every jail and the host share.
+LEAKY="/proc/slabinfo /proc/vmallocinfo /proc/kpageflags /proc/kpagecount
+/proc/kpagecgroup /proc/iomem /proc/config.gz /proc/key-users /proc/tty/driver
+/proc/kallsyms /proc/keys /proc/timer_list"
+
+@test "a jail reads nothing of the /proc files that leak kernel state" {
+	local p there=
+	for p in $LEAKY; do
+		[ -e "$p" ] && there="$there $p"
+	done
+	[ -n "$there" ]
+	run jail_sh "for p in $there; do
+	if [ -d \$p ]; then n=\$(ls -A \$p | wc -l); else n=\$(head -c 64 \$p | wc -c); fi
+	echo \"\$p \$n\"
+done"
+	[ "$status" -eq 0 ]
+	for p in $there; do
+		grep -qx "$p 0" <<<"$output" || { echo "$p is readable: $output" >&2; false; }
+	done
+}
+
+@test "a jail cannot write /proc/pressure" {
+	[ -d /proc/pressure ] || skip "no PSI in this kernel"
+	# A trigger with a 2 s window: what the kernel takes from a writer
+	# without CAP_SYS_RESOURCE, such as a jail's root.
+	run jail_sh 'echo "some 500000 2000000" 2>/dev/null >/proc/pressure/memory && echo written
+cat /proc/pressure/cpu >/dev/null && echo read'
+	[ "$status" -eq 0 ]
+	[ "$output" = read ]
+}
+
+# A --rootfs whose proc is a symlink through a directory that a later
+# mount of cell's covers: proc -> run/l/x, run/l -> /y.  The jail's
+# proc is mounted at /y/x; the policy looks for /proc/sys at /proc,
+# which the fresh /run no longer leads there.
+@test "a rootfs that hides its proc from the policy is refused, not run unprotected" {
+	make_rootfs "$WORK/r"
+	mkdir -p "$WORK/r/run" "$WORK/r/y"
+	ln -s run/l/x "$WORK/r/proc"
+	ln -s /y "$WORK/r/run/l"
+	run jail_sh --rootfs "$WORK/r" 'test -w /y/x/sys/kernel/core_pattern && echo WRITABLE
+echo ran'
+	[ "$status" -eq 125 ]
+	[[ "$output" != *WRITABLE* ]]
+	[[ "$output" != *ran* ]]
+	[[ "$output" == *"the jail's tree has no such path but the host has"* ]]
+}
+
+@test "a jail's /tmp, /run, /dev/shm and /dev are tmpfs of a bounded size" {
+	local size='import os
+for d in ("/tmp", "/run", "/dev/shm", "/dev"):
+    s = os.statvfs(d)
+    print(d, s.f_blocks * s.f_frsize // 1024)'
+	run jail_py "$size"
+	[ "$status" -eq 0 ]
+	[ "$output" = "/tmp 524288
+/run 65536
+/dev/shm 65536
+/dev 64" ]
+	# half of --memory each
+	run jail_py --memory 64M "$size"
+	[ "$status" -eq 0 ]
+	[ "$output" = "/tmp 32768
+/run 32768
+/dev/shm 32768
+/dev 64" ]
+}
+
+@test "a jail cannot fill its /dev/shm past its size" {
+	run jail_sh 'dd if=/dev/zero of=/dev/shm/fill bs=1M count=80 2>/dev/null; echo $?
+du -m /dev/shm/fill | cut -f1'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" -ne 0 ]
+	[ "${lines[1]}" -le 64 ]
+}
+
+@test "a jail holds at most 256 ptys" {
+	# Bounded: a cell without the limit stops the probe at 300, far
+	# below the host's pool.
+	run jail_py '
+n = 0
+held = []
+try:
+    while n < 300:
+        held.append(os.openpty())
+        n += 1
+except OSError as e:
+    print("refused", errno.errorcode[e.errno])
+print(n)'
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = 256 ]
+	[ "${lines[0]}" = "refused ENOSPC" ]
+}
+
+@test "a jail cannot read another jail's log or record in a state root inside the embedded root" {
+	OTHER_ROOT=$WORK/state
+	"$CELL" --root "$OTHER_ROOT" run -d --name victim -- sh -c 'echo secret-of-victim; sleep 100' 2>&1 | cat
+	wait_for "$OTHER_ROOT/victim/log"
+	wait_output "$OTHER_ROOT/victim/log" secret-of-victim
+	run "$CELL" --root "$OTHER_ROOT" run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" -- \
+		sh -c "$JAIL_GUARD_SH"$'\n'"ls -A $OTHER_ROOT | wc -l
+cat $OTHER_ROOT/victim/log $OTHER_ROOT/victim/state.json 2>/dev/null
+echo end"
+	[ "$status" -eq 0 ]
+	[ "$output" = "0
+end" ]
+	# The host's view is untouched.
+	grep -qx secret-of-victim "$OTHER_ROOT/victim/log"
+}
+
+@test "cell exec -u does not hang on a FIFO the jail put at /etc/passwd" {
+	make_rootfs "$WORK/r"
+	ln -s busybox "$WORK/r/bin/mkfifo"
+	ln -s busybox "$WORK/r/bin/rm"
+	mkdir -p "$WORK/r/etc"
+	echo 'u:x:1000:1000::/:/bin/sh' >"$WORK/r/etc/passwd"
+	cell run -d --name fifo --rootfs "$WORK/r" --rw -e HOST_UTS="$HOST_UTS" \
+		-e HOST_PID="$HOST_PID" -- sh -c "$JAIL_GUARD_SH"'
+rm /etc/passwd && mkfifo /etc/passwd && touch /tmp/ready && sleep 100' 2>&1 | cat
+	wait_running fifo
+	for _ in $(seq 50); do
+		cell exec fifo test -e /tmp/ready && break
+		sleep 0.1
+	done
+	[ -p "$WORK/r/etc/passwd" ]
+	run timeout -s KILL 10 "$CELL" --root "$STATE" exec -u 1000 fifo true
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: exec: --user 1000: /etc/passwd: not a regular file" ]
+	# With a gid given, the file is not read at all.
+	run timeout -s KILL 10 "$CELL" --root "$STATE" exec -u 1000:1000 fifo id -g
+	[ "$status" -eq 0 ]
+	[ "$output" = 1000 ]
+}
