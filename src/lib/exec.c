@@ -148,9 +148,9 @@ static int v2_cgroup_fd(const struct cgroup *cg, struct cell_err *e)
 
 	if (cg->layout != CGROUP_V2)
 		return -2;
-	fd = open(cg->dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		cell_err_set(e, errno, "open cgroup %s", cg->dir[0]);
+		cell_err_set(e, errno, "open cgroup %s", cg->path);
 	return fd;
 }
 

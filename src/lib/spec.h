@@ -53,6 +53,17 @@ struct jail_bind {
 	bool ro;
 };
 
+/* One rule of the jail's devices cgroup (v1 devices.allow/deny, v2 an
+ * eBPF device program).  The rules apply in order over "deny all": the
+ * last rule that matches a request decides. */
+struct jail_device_rule {
+	bool allow;
+	char type;	/* 'a' any device, 'c' character, 'b' block */
+	int major;	/* -1: any */
+	int minor;	/* -1: any */
+	char access[4]; /* a subset of "rwm": read, write, mknod */
+};
+
 struct jail_spec {
 	char *name;	  /* validated name; the state directory's name */
 	char *hostname;	  /* NULL: the name given with --name, else "cell" */
@@ -86,6 +97,10 @@ struct jail_spec {
 	bool autoremove;  /* a detached jail's state goes when it ends (--rm) */
 	bool keep_stdout; /* detached: stdout is the caller's, not the log */
 	bool keep_stderr;
+
+	/* The devices cgroup's rules; none: no devices cgroup. */
+	struct jail_device_rule *devices;
+	size_t ndevices;
 };
 
 void spec_init(struct jail_spec *s);
@@ -94,6 +109,9 @@ void spec_free(struct jail_spec *s);
 /* "SRC:DST[:ro|:rw]" -> *b (fields heap-allocated). */
 int spec_parse_bind(const char *arg, struct jail_bind *b, struct cell_err *e);
 int spec_add_bind(struct jail_spec *s, const char *arg, struct cell_err *e);
+
+/* Appends a copy of *R to the device rules, checking its fields. */
+int spec_add_device_rule(struct jail_spec *s, const struct jail_device_rule *r, struct cell_err *e);
 
 /* "UID[:GID]", both numeric. */
 int spec_parse_user(struct jail_spec *s, const char *arg, struct cell_err *e);
