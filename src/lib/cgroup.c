@@ -51,14 +51,16 @@
 /* The controllers, and what of a spec needs each.  Each costs a cgroup
  * to make and remove on the start path (v1), and one the host cannot
  * give must fail only what needs it: a jail gets only those its spec
- * needs, and the freezer whenever it has cgroups at all. */
+ * needs, and the freezer whenever it has cgroups at all (when it can). */
 const struct cgroup_ctrl_info cgroup_ctrls[CGROUP_NCTRL] = {
 	[CGROUP_PIDS] = {"pids", "pids", "pids", "nrtask",
 			 CGROUP_NEEDS_NRTASK | CGROUP_NEEDS_PARENT},
 	[CGROUP_MEMORY] = {"memory", "memory", "memory", "memory", CGROUP_NEEDS_MEMORY},
 	[CGROUP_CPU] = {"cpu", "cpu", "cpu", "cpus", CGROUP_NEEDS_CPUS},
 	[CGROUP_DEVICES] = {"devices", "devices", NULL, NULL, CGROUP_NEEDS_DEVICES},
-	[CGROUP_FREEZER] = {"freezer", "freezer", NULL, NULL, CGROUP_NEEDS_ANY},
+	/* Optional: without it `cell stop` kills as before, through the end
+	 * of the jail's pid namespace. */
+	[CGROUP_FREEZER] = {"freezer", "freezer", NULL, NULL, CGROUP_NEEDS_ANY, true},
 };
 
 void cgroup_init(struct cgroup *cg)
@@ -821,8 +823,10 @@ int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
 		return ops(cg)->enable(cg, g->enabled, e) < 0 ? -1 : ops(cg)->apply(cg, &only, e);
 	/* cg is the caller's (const): a copy whose unmade directories
 	 * make() may forget, so that only the made ones are removed. */
-	for (int c = 0; c < CGROUP_NCTRL; c++)
+	for (int c = 0; c < CGROUP_NCTRL; c++) {
 		made.dir[c] = (g->made & 1U << c) ? strdup(cg->dir[c]) : NULL;
+		made.opts[c] = NULL;
+	}
 	made.path = cg->path != NULL ? strdup(cg->path) : NULL;
 	made.fd = -1;
 	if (ops(cg)->make(&made, g->made, e) < 0 || ops(cg)->apply(cg, &only, e) < 0) {

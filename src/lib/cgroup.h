@@ -62,6 +62,8 @@ struct cgroup_ctrl_info {
 			     * (cgroup.freeze) or no controller (a device program) */
 	const char *flag;   /* the limit's flag, for errors; NULL: no limit */
 	unsigned int needs; /* CGROUP_NEEDS_* */
+	bool optional;	    /* v1: a host, or a --cgroup-parent, without it
+			     * only costs the jail this controller */
 };
 extern const struct cgroup_ctrl_info cgroup_ctrls[CGROUP_NCTRL];
 

@@ -25,14 +25,19 @@
  * uninterruptible sleep freezes only when it wakes. */
 #define FREEZE_WAIT_MS 2000
 
+static void forget_one(struct cgroup *cg, int c)
+{
+	free(cg->dir[c]);
+	free(cg->opts[c]);
+	cg->dir[c] = cg->opts[c] = NULL;
+}
+
 /* Forgets the planned directories from controller FROM on: they were
  * not made, and a cgroup cell did not make is never removed. */
 static void forget_from(struct cgroup *cg, int from)
 {
-	for (int c = from; c < CGROUP_NCTRL; c++) {
-		free(cg->dir[c]);
-		cg->dir[c] = NULL;
-	}
+	for (int c = from; c < CGROUP_NCTRL; c++)
+		forget_one(cg, c);
 }
 
 static int plan_one(struct cgroup *cg, int c, const char *mounts, const char *own_text,
@@ -72,10 +77,17 @@ static int plan(struct cgroup *cg, const char *own_text, unsigned int want, cons
 
 	if (mounts == NULL)
 		return cell_err_set(e, errno, "read /proc/self/mountinfo");
-	for (int c = 0; c < CGROUP_NCTRL; c++)
-		if ((want & 1U << c) &&
-		    plan_one(cg, c, mounts, own_text, cgparent, leaf, from, e) < 0)
+	for (int c = 0; c < CGROUP_NCTRL; c++) {
+		if (!(want & 1U << c) ||
+		    plan_one(cg, c, mounts, own_text, cgparent, leaf, from, e) == 0)
+			continue;
+		if (!cgroup_ctrls[c].optional)
 			return -1;
+		forget_one(cg, c);
+		if (from != NULL)
+			forget_one(from, c);
+		cell_err_clear(e);
+	}
 	return 0;
 }
 
