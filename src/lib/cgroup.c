@@ -54,10 +54,10 @@
  * needs, and the freezer whenever it has cgroups at all (when it can). */
 const struct cgroup_ctrl_info cgroup_ctrls[CGROUP_NCTRL] = {
 	[CGROUP_PIDS] = {"pids", "pids", "pids", "nrtask",
-			 CGROUP_NEEDS_NRTASK | CGROUP_NEEDS_PARENT},
-	[CGROUP_MEMORY] = {"memory", "memory", "memory", "memory", CGROUP_NEEDS_MEMORY},
-	[CGROUP_CPU] = {"cpu", "cpu", "cpu", "cpus", CGROUP_NEEDS_CPUS},
-	[CGROUP_DEVICES] = {"devices", "devices", NULL, NULL, CGROUP_NEEDS_DEVICES},
+			 CGROUP_NEEDS_NRTASK | CGROUP_NEEDS_PARENT, false},
+	[CGROUP_MEMORY] = {"memory", "memory", "memory", "memory", CGROUP_NEEDS_MEMORY, false},
+	[CGROUP_CPU] = {"cpu", "cpu", "cpu", "cpus", CGROUP_NEEDS_CPUS, false},
+	[CGROUP_DEVICES] = {"devices", "devices", NULL, NULL, CGROUP_NEEDS_DEVICES, false},
 	/* Optional: without it `cell stop` kills as before, through the end
 	 * of the jail's pid namespace. */
 	[CGROUP_FREEZER] = {"freezer", "freezer", NULL, NULL, CGROUP_NEEDS_ANY, true},
