@@ -10,7 +10,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -484,6 +489,115 @@ static void the_kernel_verifier_accepts_the_v2_program(void **state)
 	close(fd);
 }
 
+/* The directory of this process's cgroup in a cgroup2 mount (the host's
+ * /sys/fs/cgroup on v2, /sys/fs/cgroup/unified on a hybrid one); NULL
+ * when there is none. */
+static char *own_cgroup2_dir(void)
+{
+	char *mounts = cgroup_read_all("/proc/self/mountinfo");
+	char *own_text = cgroup_read_all("/proc/self/cgroup");
+	char *own = own_text ? cgroup_parse_own(own_text, NULL) : NULL, *dir = NULL;
+	char *line = mounts ? strstr(mounts, " - cgroup2 ") : NULL;
+
+	if (line != NULL && own != NULL) {
+		char mnt[256];
+
+		while (line > mounts && line[-1] != '\n')
+			line--;
+		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) == 1)
+			dir = cgroup_join(mnt, "/", own);
+	}
+	free(mounts);
+	free(own_text);
+	free(own);
+	return dir;
+}
+
+/* In a child moved into DIR: 0 when /dev/null opens and DENIED does not,
+ * with EPERM. */
+static int probe_devices(const char *dir, const char *denied)
+{
+	char buf[16];
+	int fd;
+
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	if (cgroup_write(dir, "cgroup.procs", buf) < 0)
+		return 2;
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0)
+		return 3;
+	close(fd);
+	fd = open(denied, O_RDONLY);
+	return fd < 0 && errno == EPERM ? 0 : 4;
+}
+
+/*
+ * The v2 backend on a real cgroup2 (as root, where there is one): the
+ * device program attached to a cgroup of our own allows /dev/null and
+ * denies another device; the freeze is seen in cgroup.events; the kill
+ * ends what is inside.  The cgroup is removed.
+ */
+static void v2_backend_on_a_real_cgroup2(void **state)
+{
+	const char *denied = access("/dev/kmsg", F_OK) == 0 ? "/dev/kmsg" : "/dev/loop-control";
+	char *parent = own_cgroup2_dir();
+	struct cgroup cg;
+	struct cell_err e;
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0 || parent == NULL || access(denied, F_OK) < 0) {
+		free(parent);
+		skip();
+	}
+	cgroup_init(&cg);
+	cg.layout = CGROUP_V2;
+	assert_true(asprintf(&cg.path, "%s/cell-unit-%d", parent, (int)getpid()) > 0);
+	free(parent);
+	if (mkdir(cg.path, 0755) < 0) {
+		cgroup_release(&cg);
+		skip(); /* not ours to write (a container's read-only cgroup2) */
+	}
+	cg.fd = open(cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(cg.fd >= 0);
+	assert_int_equal(cgroup_v2_ops.devices(&cg, devices_standard, devices_nstandard, &e), 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(probe_devices(cg.path, denied));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	pid = fork();
+	if (pid == 0) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+		if (cgroup_write(cg.path, "cgroup.procs", buf) < 0)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	/* In once cgroup.procs lists it. */
+	for (int i = 0; i < 500; i++) {
+		pid_t *in = NULL;
+		size_t n = 0;
+
+		assert_int_equal(cgroup_read_procs(cg.path, &in, &n, &e), 0);
+		free(in);
+		if (n == 1)
+			break;
+		usleep(2000);
+	}
+	assert_int_equal(cgroup_freeze(&cg, &e), 0);
+	assert_int_equal(cgroup_wait_file(cg.path, "cgroup.events", "frozen", "1", 0), 0);
+	assert_int_equal(cgroup_thaw(&cg, &e), 0);
+	assert_int_equal(cgroup_kill(&cg, &e), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(cgroup_destroy(&cg, &e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +612,7 @@ int main(void)
 		cmocka_unit_test(v2_program_lets_the_last_matching_rule_decide),
 		cmocka_unit_test(v2_program_after_an_all_devices_rule),
 		cmocka_unit_test(the_kernel_verifier_accepts_the_v2_program),
+		cmocka_unit_test(v2_backend_on_a_real_cgroup2),
 		cmocka_unit_test(own_cgroup_by_controller),
 		cmocka_unit_test(own_cgroup_without_trailing_newline),
 		cmocka_unit_test(v1_mount_of_a_controller),
