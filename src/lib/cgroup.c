@@ -824,7 +824,7 @@ int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
 	/* cg is the caller's (const): a copy whose unmade directories
 	 * make() may forget, so that only the made ones are removed. */
 	for (int c = 0; c < CGROUP_NCTRL; c++) {
-		made.dir[c] = (g->made & 1U << c) ? strdup(cg->dir[c]) : NULL;
+		made.dir[c] = (g->made & 1U << c) && cg->dir[c] ? strdup(cg->dir[c]) : NULL;
 		made.opts[c] = NULL;
 	}
 	made.path = cg->path != NULL ? strdup(cg->path) : NULL;
