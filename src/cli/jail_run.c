@@ -295,7 +295,8 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 	if (spec_validate(&s, &e) < 0)
 		goto fail;
 	/* The default jail policy, as the jail's mechanisms. */
-	policy_defaults(&s);
+	if (policy_defaults(&s, &e) < 0)
+		goto fail;
 	if (jail_run(&s, g->root, &status, &e) < 0) {
 		if (status < 0)
 			goto fail;

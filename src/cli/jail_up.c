@@ -100,7 +100,8 @@ static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, s
 	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0 || spec_validate(s, e) < 0)
 		return -1;
 	/* The default jail policy, as the jail's mechanisms. */
-	policy_defaults(s);
+	if (policy_defaults(s, e) < 0)
+		return -1;
 	s->detach = true;
 	return 0;
 }

@@ -2,12 +2,16 @@
  * cgroup.h - a jail's control groups: one interface, two backends.
  *
  * The backend is chosen at run time from the host's layout: unified
- * (cgroup2 mounted at /sys/fs/cgroup) or v1/hybrid (one hierarchy per
- * controller under /sys/fs/cgroup/<ctrl>; a cgroup2 at
- * /sys/fs/cgroup/unified, if any, is left alone).  A jail gets cgroups
- * only when it asks for a limit that needs one (--nrtask, --memory,
- * --swap, --cpus) or names a --cgroup-parent, or when `cell set` adds
- * such a limit later; they are created beneath the cgroup cell runs in
+ * (cgroup2 mounted at /sys/fs/cgroup; cgroup_v2.c) or v1/hybrid (one
+ * hierarchy per controller under /sys/fs/cgroup/<ctrl>; a cgroup2 at
+ * /sys/fs/cgroup/unified, if any, is left alone; cgroup_v1.c).  cgroup.c
+ * holds the interface and what both share; the backends are tables of
+ * operations (cgroup_backend.h).  A jail gets cgroups only when it asks
+ * for a limit that needs one (--nrtask, --memory, --swap, --cpus), has
+ * device rules (a --rootfs or --bind under the policy: devices.c) or
+ * names a --cgroup-parent, or when `cell set` adds such a limit later;
+ * then also a freezer, so that `cell stop` can hold it still.  The
+ * controllers are the rows of cgroup_ctrls[].  They are created beneath the cgroup cell runs in
  * (or the parent; for `cell set`, the one the jail's pid 1 is in), named
  * "cell-<jail name>"
  * ("cell-<hash of the state root>-<name>" under a non-default --root), and
@@ -30,16 +34,48 @@ enum cgroup_layout {
 	CGROUP_V2,
 };
 
-/* The controllers a jail's limits use. */
-enum cgroup_ctrl { CGROUP_PIDS, CGROUP_MEMORY, CGROUP_CPU, CGROUP_NCTRL };
+/* The controllers a jail may get, in the order of cgroup_ctrls[]. */
+enum cgroup_ctrl {
+	CGROUP_PIDS,
+	CGROUP_MEMORY,
+	CGROUP_CPU,
+	CGROUP_DEVICES,
+	CGROUP_FREEZER,
+	CGROUP_NCTRL
+};
+
+/* What of a spec needs a controller (struct cgroup_ctrl_info.needs). */
+enum {
+	CGROUP_NEEDS_NRTASK = 1 << 0,
+	CGROUP_NEEDS_MEMORY = 1 << 1, /* --memory or --swap */
+	CGROUP_NEEDS_CPUS = 1 << 2,
+	CGROUP_NEEDS_DEVICES = 1 << 3, /* device rules */
+	CGROUP_NEEDS_PARENT = 1 << 4,  /* --cgroup-parent: the jail is there at all */
+	CGROUP_NEEDS_ANY = 1 << 5,     /* any jail that has cgroups */
+};
+
+/* One row of the controller table. */
+struct cgroup_ctrl_info {
+	const char *name;   /* as the record spells it */
+	const char *v1;	    /* the v1 hierarchy's controller, as mountinfo names it */
+	const char *v2;	    /* its name in cgroup.subtree_control; NULL: built in
+			     * (cgroup.freeze) or no controller (a device program) */
+	const char *flag;   /* the limit's flag, for errors; NULL: no limit */
+	unsigned int needs; /* CGROUP_NEEDS_* */
+	bool optional;	    /* v1: a host, or a --cgroup-parent, without it
+			     * only costs the jail this controller */
+};
+extern const struct cgroup_ctrl_info cgroup_ctrls[CGROUP_NCTRL];
 
 struct cgroup {
-	enum cgroup_layout layout;
-	/* Absolute directory of the jail's cgroup: per controller on v1
-	 * (NULL for a controller not used), dir[0] for all on v2. */
+	enum cgroup_layout layout; /* picks the backend (cgroup_backend.h) */
+	/* v1: the jail's directory in each controller's hierarchy (NULL
+	 * for one it has not) and that hierarchy's controllers, as its
+	 * mount names them ("cpu,cpuacct"). */
 	char *dir[CGROUP_NCTRL];
-	char *opts[CGROUP_NCTRL]; /* v1: the hierarchy's controllers, "cpu,cpuacct" */
-	int fd;			  /* v2: the directory, for CLONE_INTO_CGROUP; else -1 */
+	char *opts[CGROUP_NCTRL];
+	char *path; /* v2: the jail's one directory */
+	int fd;	    /* v2: the directory, for CLONE_INTO_CGROUP; else -1 */
 };
 
 void cgroup_init(struct cgroup *cg);
@@ -47,15 +83,15 @@ void cgroup_init(struct cgroup *cg);
 /* True when the spec needs cgroups of its own. */
 bool cgroup_wanted(const struct jail_spec *s);
 
-/* Creates the jail's cgroups and writes its limits; on failure nothing
- * stays created.  cg->layout is CGROUP_NONE when none were wanted. */
-int cgroup_create(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
-		  struct cell_err *e);
+/* The controllers (1 << enum cgroup_ctrl) that the settings NEEDS
+ * (CGROUP_NEEDS_*) use: their own, and those every jail with cgroups
+ * has (the freezer). */
+unsigned int cgroup_ctrls_for(unsigned int needs);
 
-/* The same in two steps, so that the directories can be recorded before
- * any exists: cgroup_plan() only names them (cg->dir), cgroup_make()
- * creates them and writes the limits (on failure removing what it made;
- * cg is then released). */
+/* A jail's cgroups in two steps, so that the directories can be recorded
+ * before any exists: cgroup_plan() only names them, cgroup_make()
+ * creates them, writes the limits and the device rules (on failure
+ * removing what it made; cg is then released). */
 int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
 		struct cell_err *e);
 int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e);
@@ -98,10 +134,10 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
  * started with.
  */
 struct cgroup_growth {
-	unsigned int made;	  /* controllers given new directories (1 << ctrl) */
-	unsigned int enabled;	  /* v2: controllers enabled in the jail's cgroup */
-	unsigned int resumed;	  /* directories a killed set made, moved into again */
-	char *from[CGROUP_NCTRL]; /* where the processes were, per made directory */
+	unsigned int made;    /* controllers given new directories (1 << ctrl) */
+	unsigned int enabled; /* v2: controllers enabled in the jail's cgroup */
+	unsigned int resumed; /* directories a killed set made, moved into again */
+	struct cgroup from;   /* where the processes were, for each made directory */
 };
 void cgroup_growth_init(struct cgroup_growth *g);
 void cgroup_growth_free(struct cgroup_growth *g);
@@ -128,6 +164,19 @@ int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e);
  * files (pids.max, memory.limit_in_bytes, memory.max...) show its limits. */
 int cgroup_mount_jail(const struct cgroup *cg, struct cell_err *e);
 
+/*
+ * `cell stop`: cgroup_freeze() holds every process of the jail still
+ * (v1: freezer.state FROZEN; v2: cgroup.freeze), waiting a bounded time
+ * until the kernel says it is; cgroup_kill() sends SIGKILL to every
+ * process of the jail (v2: cgroup.kill; v1: each pid of its cgroup.procs,
+ * which a frozen jail cannot change by forking or exiting), and
+ * cgroup_thaw() lets them run again, so that the kills are delivered.
+ * Each fails (-1) on a jail without cgroups or without a freezer.
+ */
+int cgroup_freeze(const struct cgroup *cg, struct cell_err *e);
+int cgroup_thaw(const struct cgroup *cg, struct cell_err *e);
+int cgroup_kill(const struct cgroup *cg, struct cell_err *e);
+
 /* Removes the cgroups (waiting briefly for the kernel to empty them) and
  * frees cg.  Safe on a cgroup that was never created. */
 int cgroup_destroy(struct cgroup *cg, struct cell_err *e);
@@ -135,8 +184,9 @@ int cgroup_destroy(struct cgroup *cg, struct cell_err *e);
 /* Frees cg's memory; the cgroups stay. */
 void cgroup_release(struct cgroup *cg);
 
-/* {"layout": "v1", "pids": DIR, "memory": DIR, "cpu": DIR} or
- * {"layout": "v2", "path": DIR}; NULL for CGROUP_NONE. */
+/* {"layout": "v1", CTRL: DIR...} for each controller the jail has
+ * ("pids", "memory", "cpu", "devices", "freezer") or {"layout": "v2",
+ * "path": DIR}; NULL for CGROUP_NONE. */
 json_t *cgroup_to_json(const struct cgroup *cg);
 /* The reverse, for a jail recorded in the state store; NULL j is NONE. */
 int cgroup_from_json(struct cgroup *cg, const json_t *j, struct cell_err *e);

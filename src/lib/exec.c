@@ -221,9 +221,9 @@ static int v2_cgroup_fd(const struct cgroup *cg, struct cell_err *e)
 
 	if (cg->layout != CGROUP_V2)
 		return -2;
-	fd = open(cg->dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		cell_err_set(e, errno, "open cgroup %s", cg->dir[0]);
+		cell_err_set(e, errno, "open cgroup %s", cg->path);
 	return fd;
 }
 
@@ -253,7 +253,8 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 		goto out;
 	/* The jail's mechanisms, as its start made them from the same
 	 * parameters. */
-	policy_defaults(s);
+	if (policy_defaults(s, e) < 0)
+		goto out;
 	policy_for_exec(s, &policy);
 	c.policy = &policy;
 	c.join_user = userns_to_join(&j, e);

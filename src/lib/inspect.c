@@ -234,12 +234,11 @@ static json_t *policy_of(const json_t *state)
 	json_t *j = json_object();
 
 	spec_init(&s);
-	if (jail_record_spec(state, &s, &ignored) < 0) {
+	if (jail_record_spec(state, &s, &ignored) < 0 || policy_defaults(&s, &ignored) < 0) {
 		spec_free(&s);
 		json_decref(j);
 		return json_null();
 	}
-	policy_defaults(&s);
 	for (size_t i = 0; j != NULL && i < policy_nrules; i++) {
 		const struct policy_rule *r = &policy_rules[i];
 		const char *st = policy_rule_state(r, &s);

@@ -259,24 +259,37 @@ static bool wait_ended(int pidfd, int ms)
 	}
 }
 
-static void kill_cgroup_v2(const json_t *st)
+/*
+ * SIGKILL to pid 1 ends its pid namespace: the kernel kills every other
+ * process of the jail.  With cgroups the rest are killed through them
+ * too.  v2 has cgroup.kill, one write for the whole tree.  v1 has none:
+ * the jail is frozen first, so that no process escapes by forking while
+ * its pids are listed and signalled, then thawed so that the kills are
+ * delivered.  A freeze that fails or times out (a task asleep in the
+ * kernel) does not stop the kill.
+ */
+static int kill_jail(const struct jail *j)
 {
-	const json_t *cgj = json_object_get(st, "cgroup");
-	const char *layout = json_string_value(json_object_get(cgj, "layout"));
-	const char *path = json_string_value(json_object_get(cgj, "path"));
-	cleanup_free char *file = NULL;
-	int fd;
+	struct cgroup cg;
+	struct cell_err ignored;
+	bool frozen;
+	int ret = 0;
 
-	if (layout == NULL || strcmp(layout, "v2") != 0 || path == NULL ||
-	    asprintf(&file, "%s/cgroup.kill", path) < 0)
-		return;
-	fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	/* Fails on kernels before 5.14: the pid namespace's end does it. */
-	if (write(fd, "1", 1) < 0)
-		errno = 0;
-	close(fd);
+	if (cgroup_from_json(&cg, json_object_get(j->state, "cgroup"), &ignored) < 0)
+		cgroup_init(&cg);
+	frozen = cg.layout == CGROUP_V1 && cgroup_freeze(&cg, &ignored) == 0;
+	testpoint_pause("stop:frozen");
+	if (syscall(SYS_pidfd_send_signal, j->pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+		ret = -errno;
+	/* v1 signals pids it read: only in a frozen jail, where none can
+	 * have ended and been reused. */
+	if (ret == 0 && (cg.layout == CGROUP_V2 || frozen))
+		cgroup_kill(&cg, &ignored);
+	if (cg.layout == CGROUP_V1)
+		cgroup_thaw(&cg, &ignored); /* also after a freeze half done */
+	cgroup_release(&cg);
+	errno = -ret;
+	return ret < 0 ? -1 : 0;
 }
 
 int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
@@ -293,12 +306,9 @@ int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e)
 		if (wait_ended(j->pidfd, timeout > 86400 ? 86400000 : timeout * 1000))
 			goto ended;
 	}
-	/* SIGKILL to pid 1 ends its pid namespace: the kernel kills every
-	 * other process of the jail, and none can escape by forking. */
-	if (syscall(SYS_pidfd_send_signal, j->pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+	if (kill_jail(j) < 0)
 		return cell_err_set(e, errno, "jail %s: SIGKILL to pid %d", j->dir.name,
 				    (int)j->pid);
-	kill_cgroup_v2(j->state);
 	testpoint_pause("stop:killed");
 	if (!wait_ended(j->pidfd, STOP_KILL_WAIT_MS))
 		return cell_err_set(e, ETIMEDOUT, "jail %s: pid %d did not end after SIGKILL",

@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 
 #include "caps.h"
+#include "devices.h"
 #include "landlock.h"
 #include "rlimit.h"
 
@@ -36,8 +37,8 @@ const struct policy_rule policy_rules[] = {
 	 JAIL_SECCOMP_NONE, CLONE_NEWPID, LANDLOCK_SCOPE_SIGNALS, false, false},
 	{"ptrace", "ptrace outside the jail", 0, "pid namespace; CAP_SYS_PTRACE dropped", NULL,
 	 CAP(SYS_PTRACE), JAIL_SECCOMP_NONE, CLONE_NEWPID, 0, false, false},
-	{"mknod", "mknod but fifos", 0,
-	 "CAP_MKNOD dropped; root mounted nodev; /dev holds only null zero full random urandom tty",
+	{"mknod", "mknod but fifos, or devices outside the standard set", 0,
+	 "CAP_MKNOD dropped; root mounted nodev; /dev holds only null zero full random urandom tty; with --rootfs or --bind a devices cgroup allowing only those, ptmx and ptys",
 	 NULL, CAP(MKNOD), JAIL_SECCOMP_NONE, 0, 0, false, false},
 	{"priority", "raise priority or scheduling class", 0,
 	 "CAP_SYS_NICE dropped; RLIMIT_NICE at the start value; RLIMIT_RTPRIO 0; seccomp (realtime I/O class)",
@@ -91,7 +92,7 @@ uint64_t policy_default_caps(void)
 	       CAP(AUDIT_WRITE) | CAP(SETFCAP);
 }
 
-void policy_defaults(struct jail_spec *s)
+int policy_defaults(struct jail_spec *s, struct cell_err *e)
 {
 	struct jail_mechanisms *m = &s->mech;
 	uint64_t keep = policy_default_caps();
@@ -104,7 +105,7 @@ void policy_defaults(struct jail_spec *s)
 	if (s->net == JAIL_NET_NONE)
 		m->ns_new |= CLONE_NEWNET;
 	if (!s->policy)
-		return;
+		return 0;
 	/* sethostname(2) needs CAP_SYS_ADMIN over the UTS namespace's
 	 * owner: the jail holds it in a user namespace of its own (ns.h,
 	 * struct ns_own), and the filter keeps mount and the rest forbidden
@@ -128,6 +129,8 @@ void policy_defaults(struct jail_spec *s)
 							  : JAIL_SECCOMP_DEFAULT;
 	m->pin_priority = true;
 	m->policy_mounts = true;
+	/* Only the standard devices, where device nodes could be found. */
+	return devices_add_standard(s, e);
 }
 
 /* Whether the mechanisms M hold rule R. */

@@ -45,10 +45,11 @@ uint64_t policy_default_caps(void);
  * The jail CLI's and jail files' policy: fills S's mechanisms from its
  * parameters: with `policy` on, the bsdjail rules (new namespaces, the
  * kept capabilities, no_new_privs, Landlock scopes, the seccomp deny
- * list, pinned priority, the protective mounts), each allow.* bit
+ * list, pinned priority, the protective mounts, the standard devices
+ * where a --rootfs or --bind could hold others), each allow.* bit
  * relaxing one; with it off, new namespaces only.
  */
-void policy_defaults(struct jail_spec *s);
+int policy_defaults(struct jail_spec *s, struct cell_err *e);
 
 /* "enforced", "allowed" (relaxed by the jail's --allow) or "off": whether
  * the mechanisms of S hold rule R. */

@@ -51,6 +51,7 @@ void spec_free(struct jail_spec *s)
 		free(s->binds[i].dst);
 	}
 	free(s->binds);
+	free(s->devices);
 	spec_init(s);
 }
 
@@ -381,6 +382,40 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 	}
 	if (spec_env_get(s, "PATH") == NULL && env_put(s, DEFAULT_PATH, e) < 0)
 		return -1;
+	return 0;
+}
+
+/* True when ACCESS is a non-empty subset of "rwm", each letter once. */
+static bool valid_access(const char *access)
+{
+	size_t n = strnlen(access, 4);
+
+	if (n == 0 || n > 3)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strchr("rwm", access[i]) == NULL || memchr(access, access[i], i) != NULL)
+			return false;
+	return true;
+}
+
+int spec_add_device_rule(struct jail_spec *s, const struct jail_device_rule *r, struct cell_err *e)
+{
+	struct jail_device_rule *grown;
+
+	if (r->type != 'a' && r->type != 'c' && r->type != 'b')
+		return cell_err_set(e, 0, "device rule: type %c: expected a, c or b", r->type);
+	/* Linux device numbers: 12-bit majors, 20-bit minors. */
+	if (r->major < -1 || r->major > 4095 || r->minor < -1 || r->minor > 1048575)
+		return cell_err_set(e, 0, "device rule: %d:%d: no such device number", r->major,
+				    r->minor);
+	if (!valid_access(r->access))
+		return cell_err_set(e, 0, "device rule: access %.4s: expected letters of rwm",
+				    r->access);
+	grown = realloc(s->devices, (s->ndevices + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return cell_err_set(e, ENOMEM, "device rule");
+	s->devices = grown;
+	s->devices[s->ndevices++] = *r;
 	return 0;
 }
 

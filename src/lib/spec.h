@@ -54,6 +54,17 @@ struct jail_bind {
 	bool ro;
 };
 
+/* One rule of the jail's devices cgroup (v1 devices.allow/deny, v2 an
+ * eBPF device program).  The rules apply in order over "deny all": the
+ * last rule that matches a request decides. */
+struct jail_device_rule {
+	bool allow;
+	char type;	/* 'a' any device, 'c' character, 'b' block */
+	int major;	/* -1: any */
+	int minor;	/* -1: any */
+	char access[4]; /* a subset of "rwm": read, write, mknod */
+};
+
 /* The seccomp program a jail's processes run under: built into cell
  * (src/lib/seccomp_rules.c, compiled at build time). */
 enum jail_seccomp {
@@ -123,6 +134,10 @@ struct jail_spec {
 	bool keep_stdout; /* detached: stdout is the caller's, not the log */
 	bool keep_stderr;
 
+	/* The devices cgroup's rules; none: no devices cgroup. */
+	struct jail_device_rule *devices;
+	size_t ndevices;
+
 	struct jail_mechanisms mech; /* policy_defaults() fills it */
 };
 
@@ -132,6 +147,9 @@ void spec_free(struct jail_spec *s);
 /* "SRC:DST[:ro|:rw]" -> *b (fields heap-allocated). */
 int spec_parse_bind(const char *arg, struct jail_bind *b, struct cell_err *e);
 int spec_add_bind(struct jail_spec *s, const char *arg, struct cell_err *e);
+
+/* Appends a copy of *R to the device rules, checking its fields. */
+int spec_add_device_rule(struct jail_spec *s, const struct jail_device_rule *r, struct cell_err *e);
 
 /* "UID[:GID]", both numeric. */
 int spec_parse_user(struct jail_spec *s, const char *arg, struct cell_err *e);

@@ -10,8 +10,16 @@
 #include <cmocka.h>
 
 #include "caps.h"
+#include "devices.h"
 #include "landlock.h"
 #include "policy.h"
+
+static void defaults(struct jail_spec *s)
+{
+	struct cell_err e;
+
+	assert_int_equal(policy_defaults(s, &e), 0);
+}
 
 static const struct policy_rule *rule(const char *key)
 {
@@ -27,7 +35,7 @@ static void defaults_fill_every_mechanism(void **state)
 	struct jail_spec s;
 
 	spec_init(&s);
-	policy_defaults(&s);
+	defaults(&s);
 	assert_int_equal(s.mech.ns_new, CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID |
 						CLONE_NEWCGROUP | CLONE_NEWIPC | CLONE_NEWNET);
 	assert_true(s.mech.has_caps);
@@ -55,7 +63,7 @@ static void without_the_policy_only_namespaces_remain(void **state)
 	spec_init(&s);
 	s.policy = false;
 	s.net = JAIL_NET_HOST;
-	policy_defaults(&s);
+	defaults(&s);
 	assert_int_equal(s.mech.ns_new, CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID |
 						CLONE_NEWCGROUP | CLONE_NEWIPC);
 	assert_false(s.mech.has_caps);
@@ -84,7 +92,7 @@ static void each_allow_relaxes_its_rule_only(void **state)
 
 		spec_init(&s);
 		assert_int_equal(spec_allow(&s, allows[a], &e), 0);
-		policy_defaults(&s);
+		defaults(&s);
 		for (size_t i = 0; i < policy_nrules; i++) {
 			const char *want = strcmp(policy_rules[i].key, allows[a]) == 0 ? "allowed"
 										       : "enforced";
@@ -102,7 +110,7 @@ static void set_hostname_keeps_sys_admin_in_its_own_user_namespace(void **state)
 
 	spec_init(&s);
 	assert_int_equal(spec_allow(&s, "set_hostname", &e), 0);
-	policy_defaults(&s);
+	defaults(&s);
 	assert_true(s.mech.own_userns);
 	assert_true(s.mech.caps.bounding & CAPS_BIT(CAP_SYS_ADMIN));
 	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_SET_HOSTNAME);
@@ -118,25 +126,50 @@ static void a_missing_mechanism_unholds_its_rules(void **state)
 	struct jail_spec s;
 
 	spec_init(&s);
-	policy_defaults(&s);
+	defaults(&s);
 	s.mech.ns_new &= ~(unsigned long)CLONE_NEWPID;
 	assert_string_equal(policy_rule_state(rule("processes"), &s), "off");
 	assert_string_equal(policy_rule_state(rule("signal"), &s), "off");
 	assert_string_equal(policy_rule_state(rule("mount"), &s), "enforced");
-	policy_defaults(&s);
+	defaults(&s);
 	s.mech.seccomp = JAIL_SECCOMP_NONE;
 	assert_string_equal(policy_rule_state(rule("mount"), &s), "off");
 	assert_string_equal(policy_rule_state(rule("namespaces"), &s), "off");
 	assert_string_equal(policy_rule_state(rule("chown"), &s), "enforced");
-	policy_defaults(&s);
+	defaults(&s);
 	s.mech.caps.bounding |= CAPS_BIT(CAP_CHOWN);
 	assert_string_equal(policy_rule_state(rule("chown"), &s), "off");
-	policy_defaults(&s);
+	defaults(&s);
 	s.mech.landlock = 0;
 	assert_string_equal(policy_rule_state(rule("abstract_sockets"), &s), "off");
-	policy_defaults(&s);
+	defaults(&s);
 	s.mech.no_new_privs = false;
 	assert_string_equal(policy_rule_state(rule("privileges"), &s), "off");
+	spec_free(&s);
+}
+
+/* A devices cgroup only where device nodes could be: a --rootfs or a
+ * --bind; never without the policy. */
+static void standard_devices_only_where_nodes_could_be(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	spec_init(&s);
+	defaults(&s);
+	assert_int_equal(s.ndevices, 0);
+	s.rootfs = strdup("/srv/root");
+	defaults(&s);
+	assert_int_equal(s.ndevices, devices_nstandard);
+	spec_free(&s);
+	spec_init(&s);
+	assert_int_equal(spec_add_bind(&s, "/tmp:/mnt", &e), 0);
+	s.policy = false;
+	defaults(&s);
+	assert_int_equal(s.ndevices, 0);
+	s.policy = true;
+	defaults(&s);
+	assert_int_equal(s.ndevices, devices_nstandard);
 	spec_free(&s);
 }
 
@@ -148,6 +181,7 @@ int main(void)
 		cmocka_unit_test(each_allow_relaxes_its_rule_only),
 		cmocka_unit_test(set_hostname_keeps_sys_admin_in_its_own_user_namespace),
 		cmocka_unit_test(a_missing_mechanism_unholds_its_rules),
+		cmocka_unit_test(standard_devices_only_where_nodes_could_be),
 	};
 	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 }

@@ -208,6 +208,47 @@ check "(m) --allow set_hostname --nrtask 5: hostname set inside, own user namesp
 	[ "$rc" = 0 -a "$m_host" = m -a -n "$m_user" -a "$m_user" != "$(readlink /proc/self/ns/user)" \
 	-a "$m_pids" = 5 -a "$(hostname)" = "$guest_host" ]
 
+# (n) devices on v2: a --rootfs jail with a host device bound in gets an
+# eBPF device program that denies it (EPERM) and allows the standard set
+jr=/tmp/jail-root
+mkdir -p $jr/bin
+cp /bin/busybox $jr/bin/busybox
+for a in sh cat echo head wc; do ln -sf busybox $jr/bin/$a; done
+run --rootfs $jr --bind /dev/kmsg:/tmp/k -- sh -c \
+	'(: </tmp/k) 2>&1; echo "status $?"; echo x >/dev/null && echo null; head -c 8 /dev/urandom | wc -c'
+check "(n) --rootfs --bind /dev/kmsg: the open fails with EPERM; null and urandom work" \
+	[ "$rc" = 0 -a "$out" = "sh: can't open /tmp/k: Operation not permitted
+status 1
+null
+8" ]
+run --no-policy --rootfs $jr --bind /dev/kmsg:/tmp/k -- sh -c '(: </tmp/k) 2>&1; echo "status $?"'
+check "(n) the same without the policy (no device program) opens it" [ "$rc" = 0 -a "$out" = "status 0" ]
+
+# (o) freezer on v2: a --rootfs jail's cgroup (cgroup.freeze) freezes and
+# thaws; cell stop of a jail that forks in a loop ends it (cgroup.kill)
+# and removes its cgroup
+$CELL run -d --name f --rootfs $jr --nrtask 50 -- sh -c 'while :; do (sleep 100 &) 2>/dev/null; done' \
+	</dev/null >/dev/null 2>/tmp/err
+fcg=$(ls -d $CG/cell-*-f 2>/dev/null)
+echo 1 >"$fcg/cgroup.freeze"
+i=0
+while [ $i -lt 100 ] && ! grep -qx "frozen 1" "$fcg/cgroup.events"; do usleep 20000; i=$((i + 1)); done
+out=$(grep frozen "$fcg/cgroup.events")
+echo 0 >"$fcg/cgroup.freeze"
+check "(o) the jail's cgroup freezes (cgroup.events: $out)" [ "$out" = "frozen 1" ]
+fpid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' /run/cell-test/f/state.json)
+fns=$(readlink /proc/$fpid/ns/pid)
+$CELL stop -t 0 f 2>/tmp/err
+rc=$?
+left=0
+for p in /proc/[0-9]*; do
+	[ "$(readlink $p/ns/pid 2>/dev/null)" = "$fns" ] || continue
+	[ "$(sed 's/.*) //' $p/stat 2>/dev/null | cut -d' ' -f1)" = Z ] || left=$((left + 1))
+done
+check "(o) stop f (forking in a loop): no process left ($left), its cgroup removed" \
+	[ "$rc" = 0 -a "$left" = 0 -a -n "$fcg" -a ! -d "$fcg" ]
+$CELL rm f 2>/tmp/err
+
 # (f) every jail's cgroup was removed when it ended
 if [ -z "$leftover" ]; then
 	ok "(f) no cell-* cgroup left under $CG after any jail"
