@@ -37,6 +37,7 @@ static const struct field fields[] = {
 	{"created", "CREATED", "created", F_TIME},
 	{"exit", "EXIT", "exit", F_INT},
 	{"net", "NET", "net", F_STR},
+	{"userns", "USERNS", "userns", F_STR},
 	{"init", "INIT", "init", F_BOOL},
 	{"user", "USER", "user", F_STR},
 	{"command", "COMMAND", "command", F_ARGV},
@@ -73,9 +74,9 @@ static void ls_usage(FILE *out)
 	      "  -n, --params       name=value pairs, spelled as the parameters of cell run,\n"
 	      "                     the jail file and cell set\n"
 	      "  -o, --output LIST  these fields, in this order: name, jid, state, pid,\n"
-	      "                     hostname, domainname, path, created, exit, net, init,\n"
-	      "                     user, command, nrtask, memory, swap, cpus, cpu_time,\n"
-	      "                     memlock, data, nofile, nice, cgroup_parent\n"
+	      "                     hostname, domainname, path, created, exit, net, userns,\n"
+	      "                     init, user, command, nrtask, memory, swap, cpus,\n"
+	      "                     cpu_time, memlock, data, nofile, nice, cgroup_parent\n"
 	      "  -j, --json         a JSON array of objects with these fields\n"
 	      "  -h, --help         show this help\n",
 	      out);

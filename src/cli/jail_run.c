@@ -61,6 +61,9 @@ static void run_usage(FILE *out)
 	      "      --nofile N          open files (RLIMIT_NOFILE)\n"
 	      "      --nice N            start nice value; the jail cannot go below it\n"
 	      "      --cgroup-parent P   create the jail's cgroups beneath P\n"
+	      "      --userns private|host  the jail's ids a range of host ids of its own\n"
+	      "                          (default), or the host's: its root is the host's\n"
+	      "                          root without capabilities (weaker; see cell(8))\n"
 	      "Network:\n"
 	      "      --net none|host     own namespace with loopback only (default), or the\n"
 	      "                          host's\n"
@@ -77,6 +80,7 @@ enum {
 	OPT_CLEAR_ENV,
 	OPT_INIT,
 	OPT_NET,
+	OPT_USERNS,
 	OPT_ALLOW,
 	OPT_LIMIT,
 	OPT_CGROUP_PARENT,
@@ -101,6 +105,7 @@ static const struct option run_opts[] = {
 	{"tty", no_argument, NULL, 't'},
 	{"no-tty", no_argument, NULL, 'T'},
 	{"net", required_argument, NULL, OPT_NET},
+	{"userns", required_argument, NULL, OPT_USERNS},
 	{"allow", required_argument, NULL, OPT_ALLOW},
 	{"no-policy", no_argument, NULL, OPT_NO_POLICY},
 	{"nrtask", required_argument, NULL, OPT_LIMIT},
@@ -218,6 +223,10 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 			else
 				return cell_err_set(e, 0, "--net %s: expected none or host",
 						    optarg);
+			break;
+		case OPT_USERNS:
+			if (spec_parse_userns(s, "--userns", optarg, e) < 0)
+				return -1;
 			break;
 		case 'h':
 			run_usage(stdout);

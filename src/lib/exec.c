@@ -8,6 +8,7 @@
  *   from its record
  * clone3(CLONE_PIDFD)       ->  v1: into the jail's
  *                                 cgroups
+ *                               rlimits, nice
  *                               setns(pidfd: mount, UTS,
  *                                 IPC, net, cgroup, user
  *                                 if it has one, and pid
@@ -16,11 +17,13 @@
  *                               clone3(CLONE_PARENT,
  *                                 v2: CLONE_INTO_CGROUP) ->  born in every namespace
  * sync: the process's pidfd <-  sends its pidfd, exits      of the jail at once
- * reap the joiner                                            pty of the jail's devpts,
+ * reap the joiner                                            root of the jail's user
+ *                                                              namespace, if it has one
+ *                                                            pty of the jail's devpts,
  *                                                              sent back
  *                                                            the jail's policy (caps,
  *                                                              seccomp, Landlock,
- *                                                              no_new_privs, rlimits)
+ *                                                              no_new_privs)
  * EOF on the channel: unlock  <-                             user, workdir, fds, execve
  * relay the pty, forward signals, wait (pidfd)
  *
@@ -62,6 +65,7 @@
 #include "ns.h"
 #include "policy.h"
 #include "process.h"
+#include "rlimit.h"
 #include "store.h"
 #include "tty.h"
 
@@ -97,6 +101,14 @@ static noreturn void exec_process(const struct exec_child *c)
 		channel_fail(c->sock, &e);
 	}
 	close(c->jail_pidfd);
+	/* In the jail's user namespace (joined by the joiner) it still has
+	 * the host's ids, which a range does not map: the jail's root now.
+	 * The credentials change clears the parent-death signal: again. */
+	if (c->join_user != 0) {
+		if (ns_become_root(&e) < 0)
+			channel_fail(c->sock, &e);
+		channel_rearm_deathsig(c->sock);
+	}
 	umask(022);
 	if (s->tty) {
 		struct child_msg m = {.type = MSG_PTY};
@@ -146,6 +158,11 @@ static noreturn void exec_joiner(const struct exec_child *c)
 	/* v1: by path, from the host's mounts, before the jail's hide them;
 	 * the fork inherits them.  v2: the clone below goes straight in. */
 	if (c->cgroup->layout == CGROUP_V1 && cgroup_add_pid(c->cgroup, getpid(), &e) < 0)
+		channel_fail(c->sock, &e);
+	/* The jail's rlimits and nice value, inherited by the process, while
+	 * this is still the host's root: in the jail's user namespace a
+	 * lower nice value would need CAP_SYS_NICE in the host's. */
+	if (rlimit_apply(c->spec, &e) < 0)
 		channel_fail(c->sock, &e);
 	/* All at once: there is no moment in some of the jail's namespaces
 	 * and not the others.  The mount namespace brings the jail's root. */
@@ -199,7 +216,7 @@ static int take_process(struct run *r, struct cell_err *e)
 }
 
 /* CLONE_NEWUSER when pid 1 of jail J is in a user namespace that is not
- * ours (--allow set_hostname gives it one), else 0; -1 on an error.  Read
+ * ours (every jail but --userns host's has one), else 0; -1 on an error.  Read
  * through /proc, so checked against the pidfd afterwards: still alive,
  * the pid was not reused in between. */
 static int userns_to_join(const struct jail *j, struct cell_err *e)

@@ -57,6 +57,50 @@ static json_t *namespaces_of(pid_t pid)
 	return j;
 }
 
+/* One map of PID's user namespace ("uid_map", "gid_map"), its extents in
+ * the record's spelling ("0 1073741824 65536", comma-joined); NULL when it
+ * cannot be read. */
+static json_t *map_of(pid_t pid, const char *map)
+{
+	char path[64], buf[1024], out[1024] = "";
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, map);
+	if (proc_read_text(path, buf, sizeof(buf)) < 0)
+		return NULL;
+	for (char *l = buf; l != NULL && *l != '\0';
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		unsigned long long in, host, count;
+
+		if (sscanf(l, "%llu %llu %llu", &in, &host, &count) != 3)
+			continue;
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%llu %llu %llu",
+					len ? "," : "", in, host, count);
+		if (len >= sizeof(out))
+			return NULL;
+	}
+	return json_string(out);
+}
+
+/* What the jail's user namespace maps, read from its pid 1 (what holds,
+ * not what was asked); null when it has the host's. */
+static json_t *idmap_of(pid_t pid)
+{
+	unsigned long long own, jail;
+	json_t *u, *g;
+
+	if (ns_inode(pid, "user", &jail) < 0 || ns_inode(getpid(), "user", &own) < 0 || own == jail)
+		return json_null();
+	u = map_of(pid, "uid_map");
+	g = map_of(pid, "gid_map");
+	if (u == NULL || g == NULL) {
+		json_decref(u);
+		json_decref(g);
+		return json_null();
+	}
+	return json_pack("{s:o, s:o}", "uid_map", u, "gid_map", g);
+}
+
 /* The value of "KEY:\t..." in /proc/PID/status, or -1. */
 /* The number after "KEY:" in /proc/PID/FILE (status, smaps_rollup). */
 static long long proc_field(pid_t pid, const char *file, const char *key)
@@ -288,6 +332,7 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 		json_object_set_new(j, "pid", json_null());
 	if (running) {
 		json_object_set_new(j, "namespaces", namespaces_of((pid_t)pid));
+		json_object_set_new(j, "idmap", idmap_of((pid_t)pid));
 		json_object_set_new(j, "usage", usage_of(state, (pid_t)pid));
 		json_object_set_new(j, "process", process_of(who > 0 ? who : (pid_t)pid));
 	}

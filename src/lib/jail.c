@@ -20,6 +20,7 @@
 
 #include "cgroup.h"
 #include "cleanup.h"
+#include "idrange.h"
 #include "testpoint.h"
 #include "proc.h"
 #include "spec.h"
@@ -94,6 +95,17 @@ static int release_cgroups(const json_t *state, struct cell_err *e)
 	return cgroup_destroy(&cg, e);
 }
 
+/* Gives back the range of host ids the record names (idrange.h): kept
+ * while the jail is, running or stopped, so that no other jail's files
+ * could ever carry its ids while it may start again. */
+static void release_ids(const json_t *state, int dirfd)
+{
+	struct idrange r;
+
+	idrange_from_json(json_object_get(state, "idmap"), &r);
+	idrange_release(&r, dirfd);
+}
+
 int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 {
 	json_t *rec;
@@ -101,8 +113,10 @@ int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 	if (release_cgroups(j->state, e) < 0)
 		return cell_err_prefix(e, "jail %s", j->dir.name);
 	testpoint_pause("release:cgroups");
-	if (remove || record_autoremove(j->state))
+	if (remove || record_autoremove(j->state)) {
+		release_ids(j->state, j->dir.dirfd);
 		return store_jail_remove(rootfd, &j->dir, e);
+	}
 	rec = j->state;
 	if (has_phase(rec, "stopped") && json_is_null(json_object_get(rec, "cgroup")))
 		return 0; /* nothing changed since it was last marked */
@@ -223,6 +237,8 @@ int jail_reap_cb(int rootfd, int dirfd, const char *name, void *ctx)
 	    release_cgroups(j.state, &e) < 0) {
 		errno = EEXIST;
 		ret = -1;
+	} else {
+		release_ids(j.state, dirfd);
 	}
 	if (j.pidfd >= 0)
 		close(j.pidfd);
@@ -488,12 +504,16 @@ int jail_record_spec(const json_t *st, struct jail_spec *s, struct cell_err *e)
 	const json_t *lim = json_object_get(st, "limits"), *allow = json_object_get(st, "allow");
 	const char *net = json_string_value(json_object_get(st, "net"));
 	const char *user = json_string_value(json_object_get(st, "user"));
+	const char *userns = json_string_value(json_object_get(st, "userns"));
 	size_t i;
 	json_t *v;
 
 	s->policy = !json_is_false(json_object_get(st, "policy"));
 	s->init = json_is_true(json_object_get(st, "init"));
 	s->net = net != NULL && strcmp(net, "host") == 0 ? JAIL_NET_HOST : JAIL_NET_NONE;
+	/* A record of before user namespaces: the jail has the host's ids. */
+	s->userns = userns != NULL && strcmp(userns, "private") == 0 ? JAIL_USERNS_PRIVATE
+								     : JAIL_USERNS_HOST;
 	s->allow = 0;
 	json_array_foreach((json_t *)allow, i, v)
 	{

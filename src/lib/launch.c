@@ -84,6 +84,7 @@
 
 #include "cgroup.h"
 #include "channel.h"
+#include "idrange.h"
 #include "testpoint.h"
 #include "init.h"
 #include "jail.h"
@@ -113,7 +114,7 @@ struct child_ctx {
 	int init_fd;	      /* --init: sealed memfd of cell-init */
 	unsigned int hold;    /* LAUNCH_HOLD_*: where to stop for the parent */
 	bool go_seen;	      /* sync 1 came while held */
-	struct ns_own own;    /* --allow set_hostname: its own user namespace */
+	struct ns_own own;    /* its own user namespace, and what that owns */
 	sigset_t parent;      /* the signal mask to restore before execve */
 	mode_t umask;
 };
@@ -215,10 +216,10 @@ static void child_enter(struct child_ctx *c, struct cell_err *e)
 		cell_err_set(e, errno, "setsid");
 		child_fail(c, e);
 	}
-	/* --allow set_hostname: the UTS and network namespaces made for it
-	 * (ns.h) replace the ones the clone did not make, before anything
-	 * is named, mounted or brought up. */
-	if (c->own.uts >= 0 && ns_own_join_uts_net(&c->own, e) < 0)
+	/* --allow set_hostname: the UTS and network namespaces made with
+	 * its user namespace (ns.h) replace the ones the clone did not
+	 * make, before anything is named, mounted or brought up. */
+	if (ns_own_join_uts_net(&c->own, e) < 0)
 		child_fail(c, e);
 	child_stage(c, "enter", 0);
 }
@@ -300,15 +301,29 @@ static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool 
 static noreturn void child_main(struct child_ctx *c)
 {
 	const struct jail_spec *s = c->spec;
+	const struct rootfs_ids ids = {
+		.userns = c->own.ids.count != 0 ? c->own.user : -1,
+		.uid = c->own.ids.uid,
+		.gid = c->own.ids.gid,
+	};
 	struct cell_err e;
 	int slave = -1;
 
 	cell_err_clear(&e);
 	child_enter(c, &e);
 	testpoint_pause("run:building");
+	/* What it creates from here on (mount points, /dev, the pty) is
+	 * the jail's root's, and creating in an idmapped --rootfs or bind
+	 * needs an fsuid the mapping holds.  The credentials change clears
+	 * the parent-death signal: armed again. */
+	if (ids.userns >= 0) {
+		if (ns_fs_ids(ids.uid, ids.gid, &e) < 0)
+			child_fail(c, &e);
+		channel_rearm_deathsig(c->sock);
+	}
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
-	if (rootfs_build(s, c->attach, &e) < 0)
+	if (rootfs_build(s, c->attach, &ids, &e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "built", LAUNCH_HOLD_PREPIVOT);
 	if (rootfs_pivot(s, &e) < 0)
@@ -324,12 +339,19 @@ static noreturn void child_main(struct child_ctx *c)
 	child_wait_go(c, &e);
 	if (cgroup_mount_jail(c->cgroup, &e) < 0)
 		child_fail(c, &e);
+	/* Its rlimits and nice value while it is still the host's root: in
+	 * its user namespace, lowering the nice value would need
+	 * CAP_SYS_NICE in the host's. */
+	if (rlimit_apply(s, &e) < 0)
+		child_fail(c, &e);
 	/* Root of its own user namespace from here on: the root is built.
-	 * The parent-death signal stays armed (to the kernel, the new
-	 * credentials are a subset of the old; tested). */
+	 * Becoming its root changes the credentials, which clears the
+	 * parent-death signal: armed again, or a cell killed now would
+	 * leave the jail running unrecorded. */
 	if (c->own.user >= 0) {
 		if (ns_own_join_user(&c->own, &e) < 0)
 			child_fail(c, &e);
+		channel_rearm_deathsig(c->sock);
 		testpoint_pause("run:userns");
 	}
 	child_stage(c, "entered", 0);
@@ -415,7 +437,8 @@ static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, 
 }
 
 static int record_state(struct store_jail *j, const struct jail_spec *s, const struct cgroup *cg,
-			pid_t pid, time_t created, const char *phase, struct cell_err *e)
+			const struct idrange *ids, pid_t pid, time_t created, const char *phase,
+			struct cell_err *e)
 {
 	unsigned long long start;
 	json_t *st;
@@ -425,8 +448,16 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, const s
 		return cell_err_set(e, errno, "jail %s: read start time of pid %d", s->name,
 				    (int)pid);
 	st = state_record(s, cg, pid, start, j->jid, created, phase);
-	if (st == NULL)
+	/* Whose ids the jail's are, and the range it holds (idrange.h):
+	 * its removal gives the range back. */
+	if (st == NULL ||
+	    json_object_set_new(st, "userns",
+				json_string(s->userns == JAIL_USERNS_HOST ? "host" : "private")) <
+		    0 ||
+	    json_object_set_new(st, "idmap", idrange_to_json(ids)) < 0) {
+		json_decref(st);
 		return cell_err_set(e, ENOMEM, "jail %s: state", s->name);
+	}
 	ret = store_jail_write(j, st, e);
 	json_decref(st);
 	return ret;
@@ -441,6 +472,7 @@ struct launch {
 	struct cgroup cg;
 	struct run r;
 	struct store_jail jail;
+	struct idrange ids; /* the jail's host ids; count 0: none */
 	int rootfd;
 	int sv[2];
 	time_t created;
@@ -458,28 +490,17 @@ static int open_jail_file(struct store_jail *j, const char *file, int flags, str
 }
 
 /* Without cgroups of its own the jail gets its cgroup namespace from the
- * clone; with them, only once it is inside (child_wait_go()).  With a
- * user namespace of its own, its UTS and network namespaces are the ones
- * made for it (ns_own_start()). */
-static unsigned long long clone_flags(const struct jail_spec *s, const struct cgroup *cg,
-				      const struct ns_own *own)
+ * clone; with them, only once it is inside (child_wait_go()).  The
+ * namespaces its user namespace owns were made with it (ns_own_start()). */
+static unsigned long long clone_flags(const struct jail_spec *s, const struct cgroup *cg)
 {
 	unsigned long long f = ns_clone_flags(s);
 
 	if (cg->layout != CGROUP_NONE)
 		f &= ~(unsigned long long)CLONE_NEWCGROUP;
-	if (own->uts >= 0)
-		f &= ~(unsigned long long)(CLONE_NEWUTS | CLONE_NEWNET);
+	if (s->mech.own_userns)
+		f &= ~(unsigned long long)s->mech.userns_owns;
 	return f;
-}
-
-/* `--allow set_hostname` under the policy: the jail is root of a user
- * namespace of its own (ns.h), so that the CAP_SYS_ADMIN it keeps for
- * sethostname(2) is worth nothing against the host's mounts, files and
- * kernel. */
-static bool wants_own_userns(const struct jail_spec *s)
-{
-	return s->mech.own_userns;
 }
 
 /* cell set may have given the jail cgroups it did not start with: the
@@ -514,8 +535,7 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
 		return -1;
 	policy_build(s, &l->child.policy);
-	if (wants_own_userns(s) &&
-	    ns_own_start(&l->child.own, (s->mech.ns_new & CLONE_NEWNET) != 0, e) < 0)
+	if (s->mech.own_userns && ns_own_start(&l->child.own, s->mech.userns_owns, e) < 0)
 		return -1;
 	return 0;
 }
@@ -543,6 +563,28 @@ static void undo_state(struct launch *l)
 		store_jail_remove(l->rootfd, &l->jail, &ignored);
 }
 
+/* ids: the jail's range of host ids, held in its name (it needs the
+ * jail's directory: the range's owner), then handed to the helper, which
+ * makes the user namespace owned by the range's first uid while cell
+ * makes the cgroups. */
+static int stage_ids(struct launch *l, struct cell_err *e)
+{
+	const struct jail_spec *s = l->spec;
+
+	if (!s->mech.own_userns)
+		return 0;
+	if (s->mech.userns_range &&
+	    idrange_acquire(l->opts->state_root, s->name, l->jail.dirfd, &l->ids, e) < 0)
+		return cell_err_prefix(e, "jail %s", s->name);
+	return ns_own_begin(&l->child.own, &l->ids, e);
+}
+
+static void undo_ids(struct launch *l)
+{
+	idrange_release(&l->ids, l->jail.dirfd);
+	l->ids.count = 0;
+}
+
 /* cgroups: recorded before they exist, so that a cell killed from here
  * on leaves a record naming what to remove.  (Without cgroups, such a
  * cell leaves a directory without a record, which the next command
@@ -553,7 +595,7 @@ static int stage_cgroups(struct launch *l, struct cell_err *e)
 
 	if (cgroup_plan(&l->cg, s, l->opts->state_root, e) < 0 ||
 	    (l->cg.layout != CGROUP_NONE &&
-	     record_state(&l->jail, s, &l->cg, getpid(), l->created, "creating", e) < 0))
+	     record_state(&l->jail, s, &l->cg, &l->ids, getpid(), l->created, "creating", e) < 0))
 		return -1;
 	testpoint_pause("run:recorded");
 	if (cgroup_make(&l->cg, s, e) < 0)
@@ -623,7 +665,7 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 	c->sock = l->sv[1];
 	c->umask = umask(022);
 	umask(c->umask);
-	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg, &c->own), l->cg.fd, &l->r.pidfd);
+	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg), l->cg.fd, &l->r.pidfd);
 	if (l->r.pid < 0)
 		return cell_err_set(e, errno, "clone the jail's namespaces");
 	if (l->r.pid == 0) {
@@ -664,7 +706,8 @@ static int stage_start(struct launch *l, struct cell_err *e)
 	struct run *r = &l->r;
 
 	if ((l->cg.layout == CGROUP_V1 && cgroup_add_pid(&l->cg, r->pid, e) < 0) ||
-	    record_state(&l->jail, l->spec, &l->cg, r->pid, l->created, "running", e) < 0 ||
+	    record_state(&l->jail, l->spec, &l->cg, &l->ids, r->pid, l->created, "running", e) <
+		    0 ||
 	    send_byte(r, 'g', e) < 0)
 		return -1;
 	testpoint_pause("run:started");
@@ -715,6 +758,7 @@ struct stage {
 static const struct stage stages[] = {
 	{"prepare", stage_prepare, undo_prepare},
 	{"state", stage_state, undo_state},
+	{"ids", stage_ids, undo_ids},
 	{"cgroups", stage_cgroups, undo_cgroups},
 	{"files", stage_files, undo_files},
 	{"spawn", stage_spawn, undo_spawn},
@@ -787,6 +831,7 @@ static int wait_and_release(struct launch *l, int *status, struct cell_err *e)
 	}
 	if (cgroup_destroy(&l->cg, ret == 0 ? e : &ignored) < 0)
 		ret = -1;
+	undo_ids(l);
 	if (store_jail_remove(l->rootfd, &l->jail, ret == 0 ? e : &ignored) < 0)
 		ret = -1;
 	return ret;

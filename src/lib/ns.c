@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <net/if.h>
 #include <sched.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdnoreturn.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -75,20 +78,68 @@ void ns_own_init(struct ns_own *o)
 {
 	o->helper = -1;
 	o->sock = -1;
+	o->flags = 0;
 	o->user = o->uts = o->net = -1;
+	o->ids = (struct idrange){0, 0, 0};
 }
 
-/* The helper: its user, UTS and network namespaces become the jail's.
- * It says 0 or the errno of its unshare, then waits for end-of-file:
- * until then cell can write its maps and open its namespaces. */
+/* The effective capabilities back from the permitted set. */
+static int raise_effective(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[0].effective = d[0].permitted;
+	d[1].effective = d[1].permitted;
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* What cell tells the helper once the jail's range is known: the owner
+ * of the user namespace it makes (0: root, for the identity maps). */
+struct own_ids {
+	uid_t uid;
+	gid_t gid;
+};
+
+/*
+ * The helper becomes the owner-to-be: its effective ids the range's
+ * first, so that the kernel charges the jail's per-user counts (inotify
+ * instances, user namespaces...) to that uid at the host's level, never
+ * to root's (a namespace's counts climb to its owner in the parent).
+ * Its capabilities stay (the real uid is still 0, so only the effective
+ * set was cleared): where unprivileged user namespaces are off, making
+ * one needs CAP_SYS_ADMIN.
+ */
+static int become_owner(const struct own_ids *ids)
+{
+	if (ids->uid == 0 && ids->gid == 0)
+		return 0;
+	if (setresgid((gid_t)-1, ids->gid, (gid_t)-1) < 0 ||
+	    setresuid((uid_t)-1, ids->uid, (uid_t)-1) < 0)
+		return -1;
+	return raise_effective();
+}
+
+/* The helper: its user namespace (and UTS and network namespaces, made
+ * by the same unshare and so owned by it) become the jail's.  It waits
+ * for the owner's ids, says 0 or the errno of its unshare, then waits for
+ * end-of-file: until then cell can write its maps and open its
+ * namespaces. */
 static noreturn void own_helper(pid_t cell, int sock, int flags)
 {
+	struct own_ids ids;
 	int err = 0;
 	char c;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cell)
 		_exit(1);
-	if (testpoint_fail("userns:unshare"))
+	if (read(sock, &ids, sizeof(ids)) != (ssize_t)sizeof(ids))
+		_exit(1);
+	if (become_owner(&ids) < 0)
+		err = errno;
+	else if (testpoint_fail("userns:unshare"))
 		err = ENOSPC; /* as with user.max_user_namespaces = 0 */
 	else if (unshare(flags) < 0)
 		err = errno;
@@ -99,14 +150,14 @@ static noreturn void own_helper(pid_t cell, int sock, int flags)
 	_exit(0);
 }
 
-int ns_own_start(struct ns_own *o, bool net, struct cell_err *e)
+int ns_own_start(struct ns_own *o, unsigned long flags, struct cell_err *e)
 {
-	int flags = CLONE_NEWUSER | CLONE_NEWUTS | (net ? CLONE_NEWNET : 0);
 	pid_t cell = getpid();
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return cell_err_set(e, errno, "user namespace: socketpair");
+	o->flags = (int)(flags | CLONE_NEWUSER);
 	o->helper = fork();
 	if (o->helper < 0) {
 		int err = errno;
@@ -117,26 +168,43 @@ int ns_own_start(struct ns_own *o, bool net, struct cell_err *e)
 	}
 	if (o->helper == 0) {
 		close(sv[0]);
-		own_helper(cell, sv[1], flags);
+		own_helper(cell, sv[1], o->flags);
 	}
 	close(sv[1]);
 	o->sock = sv[0];
-	o->want_net = net;
 	return 0;
 }
 
-/* Maps every uid or gid of the helper's user namespace to itself. */
-static int write_identity_map(pid_t pid, const char *map, struct cell_err *e)
+int ns_own_begin(struct ns_own *o, const struct idrange *r, struct cell_err *e)
 {
-	static const char identity[] = "0 0 4294967295\n";
-	char path[64];
-	int fd, ret = 0;
+	struct own_ids ids = {0, 0};
 
+	if (r != NULL && r->count != 0) {
+		o->ids = *r;
+		ids = (struct own_ids){r->uid, r->gid};
+	}
+	if (send(o->sock, &ids, sizeof(ids), MSG_NOSIGNAL) != (ssize_t)sizeof(ids))
+		return cell_err_set(e, errno, "user namespace: its helper ended");
+	return 0;
+}
+
+/* Writes one map of the helper's user namespace: the jail's ids 0.. to
+ * the range, or every id to itself. */
+static int write_map(pid_t pid, const char *map, unsigned int first, unsigned int count,
+		     struct cell_err *e)
+{
+	char path[64], line[64];
+	int fd, len, ret = 0;
+
+	if (count == 0)
+		len = snprintf(line, sizeof(line), "0 0 4294967295\n");
+	else
+		len = snprintf(line, sizeof(line), "0 %u %u\n", first, count);
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, map);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cell_err_set(e, errno, "user namespace: open %s", path);
-	if (write(fd, identity, sizeof(identity) - 1) != (ssize_t)(sizeof(identity) - 1))
+	if (write(fd, line, (size_t)len) != (ssize_t)len)
 		ret = cell_err_set(e, errno, "user namespace: write %s", path);
 	close(fd);
 	return ret;
@@ -156,18 +224,19 @@ static int open_ns(pid_t pid, const char *ns, struct cell_err *e)
 
 int ns_own_finish(struct ns_own *o, struct cell_err *e)
 {
+	const struct idrange *r = &o->ids;
 	int err = 0;
 
 	if (read(o->sock, &err, sizeof(err)) != (ssize_t)sizeof(err))
 		return cell_err_set(e, EIO, "user namespace: its helper ended");
 	if (err != 0)
 		return cell_err_set(e, err, "unshare a user namespace");
-	if (write_identity_map(o->helper, "uid_map", e) < 0 ||
-	    write_identity_map(o->helper, "gid_map", e) < 0)
+	if (write_map(o->helper, "uid_map", (unsigned int)r->uid, r->count, e) < 0 ||
+	    write_map(o->helper, "gid_map", (unsigned int)r->gid, r->count, e) < 0)
 		return -1;
 	if ((o->user = open_ns(o->helper, "user", e)) < 0 ||
-	    (o->uts = open_ns(o->helper, "uts", e)) < 0 ||
-	    (o->want_net && (o->net = open_ns(o->helper, "net", e)) < 0))
+	    ((o->flags & CLONE_NEWUTS) && (o->uts = open_ns(o->helper, "uts", e)) < 0) ||
+	    ((o->flags & CLONE_NEWNET) && (o->net = open_ns(o->helper, "net", e)) < 0))
 		return -1;
 	ns_own_end_helper(o);
 	return 0;
@@ -203,10 +272,39 @@ void ns_own_close(struct ns_own *o)
 
 int ns_own_join_uts_net(const struct ns_own *o, struct cell_err *e)
 {
-	if (setns(o->uts, CLONE_NEWUTS) < 0)
+	if (o->uts >= 0 && setns(o->uts, CLONE_NEWUTS) < 0)
 		return cell_err_set(e, errno, "join the jail's UTS namespace");
 	if (o->net >= 0 && setns(o->net, CLONE_NEWNET) < 0)
 		return cell_err_set(e, errno, "join the jail's network namespace");
+	return 0;
+}
+
+int ns_fs_ids(uid_t uid, gid_t gid, struct cell_err *e)
+{
+	/* setfsuid() says only the old value: asked again to check. */
+	setfsgid(gid);
+	setfsuid(uid);
+	if ((uid_t)setfsuid((uid_t)-1) != uid || (gid_t)setfsgid((gid_t)-1) != gid)
+		return cell_err_set(e, EPERM, "act as the jail's root on files (fsuid %u)",
+				    (unsigned int)uid);
+	/* Off fsuid 0 the kernel clears the file capabilities (DAC
+	 * override, mknod...) from the effective set; the host's root needs
+	 * them still, to build the jail's root. */
+	if (raise_effective() < 0)
+		return cell_err_set(e, errno, "act as the jail's root on files: capabilities");
+	return 0;
+}
+
+int ns_become_root(struct cell_err *e)
+{
+	/* Joined, the process still has the host's ids, which the jail's
+	 * namespace may not map (a range maps no host root): root of the
+	 * namespace now, the host ids of the range's first.  Groups first:
+	 * the host's supplementary groups must not come along. */
+	if (setgroups(0, NULL) < 0)
+		return cell_err_set(e, errno, "user namespace: drop supplementary groups");
+	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+		return cell_err_set(e, errno, "user namespace: become its root");
 	return 0;
 }
 
@@ -215,5 +313,5 @@ int ns_own_join_user(const struct ns_own *o, struct cell_err *e)
 	if (setns(o->user, CLONE_NEWUSER) < 0)
 		return cell_err_set(e, errno, "join the jail's user namespace");
 	close_namespaces(o);
-	return 0;
+	return ns_become_root(e);
 }

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "idrange.h"
 #include "spec.h"
 
 /* The clone flags of the namespaces a spec asks for. */
@@ -21,35 +22,57 @@ pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd);
 /* In a new network namespace: brings the loopback interface up. */
 int ns_loopback_up(struct cell_err *e);
 
-/* `--allow set_hostname`: the jail is root of a user namespace of its
- * own, which maps every uid and gid to itself and owns the jail's UTS
- * and (unless --net host) network namespaces, and nothing else, so that
- * the CAP_SYS_ADMIN sethostname(2) asks for reaches nothing the host's
- * user namespace owns (mounts, files' trusted.* xattrs, ...).  A helper
- * forked by cell makes the three namespaces; cell writes its maps and
- * keeps a descriptor of each.  The jail's first process joins the UTS
- * and network namespaces at once, the user namespace once its root is
- * built (mounting needs the host's). */
+/*
+ * A user namespace of the jail's own.  By default its ids 0..65535 map
+ * to a range of host ids of the jail's alone (idrange.h), and its owner
+ * is the range's first uid; with --userns host and --allow set_hostname,
+ * today's identity maps (every id to itself, owner root).  With --allow
+ * set_hostname it also owns the jail's UTS and (unless --net host)
+ * network namespaces, and nothing else, so that the CAP_SYS_ADMIN
+ * sethostname(2) asks for reaches nothing the host's user namespace owns
+ * (mounts, files' trusted.* xattrs, ...).
+ *
+ * A helper forked by cell makes the namespaces (ns_own_start(), then
+ * ns_own_begin() once the range is known), cell writes its maps and
+ * keeps a descriptor of each (ns_own_finish()).  The jail's first
+ * process joins the UTS and network namespaces at once, the user
+ * namespace once its root is built (mounting needs the host's), and
+ * becomes its root there: every mount and every other namespace stays
+ * owned by the host's user namespace.
+ */
 struct ns_own {
-	pid_t helper; /* -1: none, or reaped */
-	int sock;     /* to the helper; its end-of-file lets the helper go */
-	bool want_net;
-	int user, uts, net; /* the namespaces, -1 until made (net: or not asked) */
+	pid_t helper;	    /* -1: none, or reaped */
+	int sock;	    /* to the helper; its end-of-file lets the helper go */
+	int flags;	    /* CLONE_NEWUSER and what the helper makes with it */
+	int user, uts, net; /* the namespaces, -1 until made (or not asked) */
+	struct idrange ids; /* the range; count 0: identity maps */
 };
 
 void ns_own_init(struct ns_own *o);
-/* Forks the helper, which makes the namespaces while cell goes on. */
-int ns_own_start(struct ns_own *o, bool net, struct cell_err *e);
-/* Waits for them, writes the identity maps, opens each, ends the helper. */
+/* Forks the helper, which will make a user namespace and the namespaces
+ * of FLAGS (CLONE_NEWUTS, CLONE_NEWNET) while cell goes on. */
+int ns_own_start(struct ns_own *o, unsigned long flags, struct cell_err *e);
+/* Tells the helper the jail's range R (NULL: identity maps); it makes
+ * the namespaces now, owned by R's first uid. */
+int ns_own_begin(struct ns_own *o, const struct idrange *r, struct cell_err *e);
+/* Waits for them, writes the maps, opens each, ends the helper. */
 int ns_own_finish(struct ns_own *o, struct cell_err *e);
 /* Ends and reaps the helper, if it still runs. */
 void ns_own_end_helper(struct ns_own *o);
 /* The helper ended, the descriptors closed. */
 void ns_own_close(struct ns_own *o);
 /* In the jail's first process: setns() into the UTS and network
- * namespaces; later into the user namespace (the descriptors then
- * closed). */
+ * namespaces made with the user namespace, if any; later into the user
+ * namespace (the descriptors then closed), becoming its root. */
 int ns_own_join_uts_net(const struct ns_own *o, struct cell_err *e);
 int ns_own_join_user(const struct ns_own *o, struct cell_err *e);
+/* In the jail's first process, still the host's root: files it creates
+ * are owned by UID and GID (the host ids of the jail's root), with every
+ * capability kept. */
+int ns_fs_ids(uid_t uid, gid_t gid, struct cell_err *e);
+/* In a user namespace just joined: no supplementary groups, uid and gid
+ * 0 of the namespace.  The credentials change: the parent-death signal
+ * is cleared and the process made non-dumpable by the kernel. */
+int ns_become_root(struct cell_err *e);
 
 #endif

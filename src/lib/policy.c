@@ -77,6 +77,9 @@ const struct policy_rule policy_rules[] = {
 	 CAP(IPC_LOCK), JAIL_SECCOMP_NONE, 0, 0, false, false},
 	{"privileges", "gain privileges on exec", 0, "no_new_privs; embedded root mounted nosuid",
 	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, true, false},
+	{"host_root", "be the host's root (host files, sockets and per-uid quotas)", 0,
+	 "a user namespace of the jail's own: its ids 0-65535 a range of host ids no host user or other jail holds, joined after every mount; --rootfs and binds idmapped",
+	 NULL, 0, JAIL_SECCOMP_NONE, CLONE_NEWUSER, 0, false, false},
 	{"namespaces", "new namespaces, kernel keyrings, bpf, perf", 0,
 	 "seccomp (unshare, setns, clone with namespace flags, clone3, keyctl, bpf, perf_event_open, fanotify...)",
 	 NULL, 0, SECCOMP, 0, 0, false, false},
@@ -104,15 +107,25 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 		m->ns_new |= CLONE_NEWIPC;
 	if (s->net == JAIL_NET_NONE)
 		m->ns_new |= CLONE_NEWNET;
+	/* The jail's root is not the host's: a user namespace of its own,
+	 * its ids a range of host ids no one else holds (idrange.h), joined
+	 * last, so that it owns none of the jail's other namespaces or
+	 * mounts.  --userns host keeps the host's ids (weaker). */
+	if (s->userns == JAIL_USERNS_PRIVATE) {
+		m->own_userns = true;
+		m->userns_range = true;
+	}
 	if (!s->policy)
 		return 0;
 	/* sethostname(2) needs CAP_SYS_ADMIN over the UTS namespace's
 	 * owner: the jail holds it in a user namespace of its own (ns.h,
-	 * struct ns_own), and the filter keeps mount and the rest forbidden
-	 * there too. */
+	 * struct ns_own; with --userns host one that maps every id to
+	 * itself) which owns its UTS and network namespaces, and the filter
+	 * keeps mount and the rest forbidden there too. */
 	if (s->allow & JAIL_ALLOW_SET_HOSTNAME) {
 		keep |= CAP(SYS_ADMIN);
 		m->own_userns = true;
+		m->userns_owns = CLONE_NEWUTS | (s->net == JAIL_NET_NONE ? CLONE_NEWNET : 0);
 	}
 	if (s->allow & JAIL_ALLOW_RAW_SOCKETS)
 		keep |= CAP(NET_RAW);
@@ -142,7 +155,11 @@ static bool rule_holds(const struct policy_rule *r, const struct jail_mechanisms
 	 * there only: mount and the rest stay the host's to allow. */
 	if (m->own_userns && r->filter != JAIL_SECCOMP_DEFAULT)
 		kept &= ~CAP(SYS_ADMIN);
-	if ((kept & r->caps_dropped) != 0 || (m->ns_new & r->ns) != r->ns ||
+	/* A range of ids of its own: the jail's user namespace (not in
+	 * ns_new: its helper makes it, ns.h). */
+	unsigned long ns = m->ns_new | (m->userns_range ? CLONE_NEWUSER : 0);
+
+	if ((kept & r->caps_dropped) != 0 || (ns & r->ns) != r->ns ||
 	    (m->landlock & r->landlock) != r->landlock || (r->no_new_privs && !m->no_new_privs) ||
 	    (r->policy_mounts && !m->policy_mounts))
 		return false;
@@ -181,8 +198,6 @@ int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_
 	const struct jail_mechanisms *m = p->mech;
 	int scoped;
 
-	if (rlimit_apply(s, e) < 0)
-		return -1;
 	/* A setuid or file-capability binary in the jail gains nothing. */
 	if (m->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "set no_new_privs");

@@ -78,10 +78,13 @@ void policy_build(const struct jail_spec *s, struct policy *p);
 void policy_for_exec(const struct jail_spec *s, struct policy *p);
 
 /*
- * In the jail's first process, after the root switch and the hostname,
- * before the --init fork: rlimits and nice, no_new_privs, the bounding
- * set, the capability sets, the Landlock scopes, and the seccomp filter
- * last (so that nothing above needs a call it denies).
+ * In the jail's first process, after the root switch, the hostname and
+ * the join of its user namespace, before the --init fork: no_new_privs,
+ * the bounding set, the capability sets, the Landlock scopes, and the
+ * seccomp filter last (so that nothing above needs a call it denies).
+ * The rlimits and nice value come before, from the caller
+ * (rlimit_apply()): in the jail's user namespace a lower nice value
+ * would need CAP_SYS_NICE in the host's.
  */
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e);
 

@@ -282,6 +282,43 @@ static const char *tmpfs_size(const struct jail_spec *s, const char *fixed, char
  */
 #define DEVPTS_MAX "256"
 
+/*
+ * The owners of the jail's fresh mounts, as mount options: made by the
+ * jail's first process while it is still the host's root, they would be
+ * the host root's, which the jail's user namespace does not map (its root
+ * could not write its own /run).  With a range, "uid" and "gid" of its
+ * root, and devpts' tty group its gid 5; keys NULL (the end of the
+ * option list) without one.
+ */
+struct fresh_owner {
+	const char *uid_key, *gid_key;
+	char uid[16], gid[16], tty[16];
+};
+
+static void fresh_owner_init(struct fresh_owner *o, const struct rootfs_ids *ids)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->tty, sizeof(o->tty), "%u", 5U);
+	if (ids->userns < 0)
+		return;
+	o->uid_key = "uid";
+	o->gid_key = "gid";
+	snprintf(o->uid, sizeof(o->uid), "%u", (unsigned int)ids->uid);
+	snprintf(o->gid, sizeof(o->gid), "%u", (unsigned int)ids->gid);
+	snprintf(o->tty, sizeof(o->tty), "%u", (unsigned int)ids->gid + 5U);
+}
+
+/* Idmaps the detached tree MNT through the jail's user namespace (with
+ * ATTRS too): its files' owners on disk are the jail's ids inside, and
+ * what the jail's root makes is root's on disk. */
+static int idmap_tree(int mnt, const struct rootfs_ids *ids, unsigned int attrs)
+{
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP | attrs,
+			       .userns_fd = (unsigned long long)ids->userns};
+
+	return mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a));
+}
+
 struct dev_node {
 	const char *name;
 	unsigned int major, minor;
@@ -300,16 +337,23 @@ static const struct {
 	{"/proc/self/fd/2", "stderr"}, {"pts/ptmx", "ptmx"},
 };
 
-static int setup_dev(int root, const struct jail_spec *s, struct cell_err *e)
+static int setup_dev(int root, const struct jail_spec *s, const struct fresh_owner *o,
+		     struct cell_err *e)
 {
-	static const struct fs_opt dev_opts[] = {{"mode", "755"}, {"size", "64k"}, {NULL, NULL}};
-	static const struct fs_opt pts_opts[] = {{"newinstance", NULL}, {"ptmxmode", "0666"},
-						 {"mode", "0620"},	{"gid", "5"},
-						 {"max", DEVPTS_MAX},	{NULL, NULL}};
+	const struct fs_opt dev_opts[] = {{"mode", "755"},
+					  {"size", "64k"},
+					  {o->uid_key, o->uid},
+					  {o->gid_key, o->gid},
+					  {NULL, NULL}};
+	const struct fs_opt pts_opts[] = {{"newinstance", NULL}, {"ptmxmode", "0666"},
+					  {"mode", "0620"},	 {"gid", o->tty},
+					  {"max", DEVPTS_MAX},	 {NULL, NULL}};
 	char size[TMPFS_SIZE_MAX];
 	const struct fs_opt shm_opts[] = {
 		{"mode", "1777"},
 		{"size", tmpfs_size(s, TMPFS_SHM_DEFAULT, size, sizeof(size))},
+		{o->uid_key, o->uid},
+		{o->gid_key, o->gid},
 		{NULL, NULL}};
 	cleanup_close int dev = -1;
 
@@ -348,23 +392,31 @@ static int setup_dev(int root, const struct jail_spec *s, struct cell_err *e)
 			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, e);
 }
 
-static int setup_fresh_mounts(int root, const struct jail_spec *s, struct cell_err *e)
+static int setup_fresh_mounts(int root, const struct jail_spec *s, const struct rootfs_ids *ids,
+			      struct cell_err *e)
 {
 	char tmp_size[TMPFS_SIZE_MAX], run_size[TMPFS_SIZE_MAX];
+	struct fresh_owner o;
+
+	fresh_owner_init(&o, ids);
 	const struct fs_opt tmp_opts[] = {
 		{"mode", "1777"},
 		{"size", tmpfs_size(s, TMPFS_TMP_DEFAULT, tmp_size, sizeof(tmp_size))},
+		{o.uid_key, o.uid},
+		{o.gid_key, o.gid},
 		{NULL, NULL}};
 	const struct fs_opt run_opts[] = {
 		{"mode", "755"},
 		{"size", tmpfs_size(s, TMPFS_RUN_DEFAULT, run_size, sizeof(run_size))},
+		{o.uid_key, o.uid},
+		{o.gid_key, o.gid},
 		{NULL, NULL}};
 	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 
 	/* A proc of the jail's own pid namespace: it shows only the jail. */
 	if (mount_fresh(root, "proc", "/proc", NULL, hard, e) < 0)
 		return -1;
-	if (setup_dev(root, s, e) < 0)
+	if (setup_dev(root, s, &o, e) < 0)
 		return -1;
 	/* sysfs shows the jail's network namespace; read-only. */
 	if (mount_fresh(root, "sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e) < 0)
@@ -376,12 +428,14 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, struct cell_e
 			   e);
 }
 
-static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
+static int setup_binds(int root, const struct jail_spec *s, const struct rootfs_ids *ids,
+		       struct cell_err *e)
 {
 	for (size_t i = 0; i < s->nbinds; i++) {
 		const struct jail_bind *b = &s->binds[i];
 		struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
 		cleanup_close int mnt = -1;
+		bool ro = b->ro;
 		struct stat st;
 
 		/* The source is the user's own choice on the host: resolved
@@ -390,7 +444,17 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (mnt < 0 || fstat(mnt, &st) < 0)
 			return cell_err_set(e, errno, "--bind %s", b->src);
-		if (b->ro &&
+		/* Idmapped, and read-only in the same call.  A filesystem
+		 * that cannot be idmapped (EINVAL: procfs, sysfs...) is
+		 * bound as it is: its files seen through the mapping, the
+		 * host root's as nobody's, which opens nothing more. */
+		if (ids->userns >= 0) {
+			if (idmap_tree(mnt, ids, ro ? MOUNT_ATTR_RDONLY : 0) == 0)
+				ro = false;
+			else if (errno != EINVAL)
+				return cell_err_set(e, errno, "--bind %s: idmap", b->src);
+		}
+		if (ro &&
 		    mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 			return cell_err_set(e, errno, "--bind %s: make read-only", b->src);
 		if (create_in_root(root, b->dst, S_ISDIR(st.st_mode), e) < 0 ||
@@ -718,7 +782,8 @@ static int detach_host_mounts(struct cell_err *e)
 	return 0;
 }
 
-int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err *e)
+int rootfs_build(const struct jail_spec *s, const char *attach, const struct rootfs_ids *ids,
+		 struct cell_err *e)
 {
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV};
 	const char *what = s->rootfs != NULL ? s->rootfs : "/";
@@ -734,10 +799,18 @@ int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err 
 		return cell_err_set(e, errno, "bind root %s", what);
 	if (s->rootfs == NULL) {
 		/* The host's files, read-only and without device nodes, before
-		 * any of the jail's own (writable) mounts join the tree. */
+		 * any of the jail's own (writable) mounts join the tree.  Not
+		 * idmapped: the jail sees them through its mapping, and what
+		 * the host's root keeps to itself stays closed. */
 		ro.attr_set |= MOUNT_ATTR_NOSUID;
 		if (mount_setattr(root, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0)
 			return cell_err_set(e, errno, "make root %s read-only", what);
+	} else if (ids->userns >= 0 && idmap_tree(root, ids, 0) < 0) {
+		/* A root of the jail's own: its files are the jail's. */
+		return cell_err_set(e, errno,
+				    "--rootfs %s: idmap it (its filesystem may not support "
+				    "idmapped mounts; --userns host does without)",
+				    what);
 	}
 	if (move_mount(root, "", AT_FDCWD, attach, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return cell_err_set(e, errno, "attach root %s", what);
@@ -753,11 +826,11 @@ int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err 
 			if (create_in_root(root, fresh_dirs[i], true, e) < 0)
 				return cell_err_prefix(e, "rootfs %s", what);
 	}
-	if (setup_fresh_mounts(root, s, e) < 0)
+	if (setup_fresh_mounts(root, s, ids, e) < 0)
 		return -1;
 	if (s->mech.policy_mounts && setup_policy_mounts(root, s, attach, e) < 0)
 		return -1;
-	if (setup_binds(root, s, e) < 0)
+	if (setup_binds(root, s, ids, e) < 0)
 		return -1;
 	if (s->rootfs != NULL && !s->rw) {
 		/* Only the root mount: the jail's /tmp, /run and rw binds

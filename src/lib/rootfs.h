@@ -23,7 +23,23 @@ int rootfs_check(const struct jail_spec *s, struct cell_err *e);
  * descriptor opened before the clone names a mount of the host's
  * namespace, which move_mount() and open_tree() refuse.
  */
-int rootfs_build(const struct jail_spec *s, const char *attach, struct cell_err *e);
+/*
+ * The jail's user namespace as its mounts need it: the host ids of its
+ * root own the fresh tmpfs mounts (/dev, /dev/shm, /tmp, /run), devpts
+ * gives new ptys the jail's tty group (host gid GID + 5), and a --rootfs
+ * and the binds are idmapped through USERNS (MOUNT_ATTR_IDMAP), so that
+ * their files' owners look inside as they are on disk.  The embedded
+ * root is not: the host's files are seen through the mapping (the
+ * host's root's as nobody).  USERNS -1: no range (the host's ids).
+ */
+struct rootfs_ids {
+	int userns;
+	uid_t uid;
+	gid_t gid;
+};
+
+int rootfs_build(const struct jail_spec *s, const char *attach, const struct rootfs_ids *ids,
+		 struct cell_err *e);
 int rootfs_pivot(const struct jail_spec *s, struct cell_err *e);
 
 /* After rootfs_pivot(): binds the pty slave at /dev/console. */

@@ -15,10 +15,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -236,14 +238,73 @@ static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, pid
 			    "the jail forks new processes faster than they can be moved");
 }
 
-static int update_pid(pid_t pid, const struct jail_spec *old, const struct jail_spec *want,
-		      bool nice_changed, struct cell_err *e)
+/*
+ * prlimit(2) on another process needs its ids, or CAP_SYS_RESOURCE over
+ * its user namespace.  A jail's processes have ids of the jail's range,
+ * and cell may lack CAP_SYS_RESOURCE (a host's root can); but the owner
+ * of a user namespace (idrange.h: the range's first uid) holds every
+ * capability in it.  So cell takes the owner's uid as its effective one
+ * around the calls: its real and saved uids stay 0, and its capabilities
+ * come back with euid 0.  OWNER 0: the host's ids (--userns host), where
+ * cell's own ids match.
+ */
+static int as_owner(uid_t owner, struct cell_err *e)
 {
-	int nice = (int)want->limits.nice;
+	if (owner != 0 && setresuid((uid_t)-1, owner, (uid_t)-1) < 0)
+		return cell_err_set(e, errno,
+				    "act as the owner (uid %u) of the jail's user namespace",
+				    (unsigned int)owner);
+	return 0;
+}
 
-	if (rlimit_update_pid(pid, &old->limits, &want->limits, false, e) < 0 ||
-	    (nice_changed && want->policy && nice_floor(pid, nice, false, e) < 0) ||
-	    (nice_changed && set_nice(pid, nice, e) < 0))
+static int as_root(uid_t owner, struct cell_err *e)
+{
+	if (owner != 0 && setresuid((uid_t)-1, 0, (uid_t)-1) < 0)
+		return cell_err_set(e, errno, "become root again");
+	return 0;
+}
+
+/* The owner of jail J's user namespace: 0 for the host's. */
+static int userns_owner(const struct jail *j, uid_t *owner, struct cell_err *e)
+{
+	char path[64];
+	cleanup_close int fd = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)j->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Checked against the pidfd afterwards: the pid was not reused. */
+	if (fd < 0 || ioctl(fd, NS_GET_OWNER_UID, owner) < 0 ||
+	    syscall(SYS_pidfd_send_signal, j->pidfd, 0, NULL, 0) < 0)
+		return cell_err_set(e, errno, "jail %s: its user namespace", j->dir.name);
+	return 0;
+}
+
+/* PID's new rlimits (and RLIMIT_NICE floor) as OWNER; DRY_RUN checks. */
+static int rlimits_pid(pid_t pid, uid_t owner, const struct jail_spec *old,
+		       const struct jail_spec *want, bool nice_changed, bool dry_run,
+		       struct cell_err *e)
+{
+	struct cell_err ignored;
+	int ret = 0;
+
+	if (as_owner(owner, e) < 0)
+		return -1;
+	if (rlimit_update_pid(pid, &old->limits, &want->limits, dry_run, e) < 0 ||
+	    (nice_changed && want->policy &&
+	     nice_floor(pid, (int)want->limits.nice, dry_run, e) < 0))
+		ret = -1;
+	if (as_root(owner, ret == 0 ? e : &ignored) < 0)
+		ret = -1;
+	return ret;
+}
+
+static int update_pid(pid_t pid, uid_t owner, const struct jail_spec *old,
+		      const struct jail_spec *want, bool nice_changed, struct cell_err *e)
+{
+	/* The nice value as root: a value below the jail's RLIMIT_NICE
+	 * needs CAP_SYS_NICE in the host's user namespace. */
+	if (rlimits_pid(pid, owner, old, want, nice_changed, false, e) < 0 ||
+	    (nice_changed && set_nice(pid, (int)want->limits.nice, e) < 0))
 		return -1;
 	return 0;
 }
@@ -255,11 +316,12 @@ static int update_pid(pid_t pid, const struct jail_spec *old, const struct jail_
  * that finds none ends it; a jail that forks new processes faster than
  * that for SET_WALKS walks is an error.  *PIDS grows to every pid seen.
  */
-static int update_all(pid_t pid1, pid_t **pids, size_t *npids, const struct jail_spec *old,
-		      const struct jail_spec *want, bool nice_changed, struct cell_err *e)
+static int update_all(pid_t pid1, uid_t owner, pid_t **pids, size_t *npids,
+		      const struct jail_spec *old, const struct jail_spec *want, bool nice_changed,
+		      struct cell_err *e)
 {
 	for (size_t i = 0; i < *npids; i++)
-		if (update_pid((*pids)[i], old, want, nice_changed, e) < 0)
+		if (update_pid((*pids)[i], owner, old, want, nice_changed, e) < 0)
 			return -1;
 	for (int walk = 0; walk < SET_WALKS; walk++) {
 		pid_t *now = NULL;
@@ -273,7 +335,7 @@ static int update_all(pid_t pid1, pid_t **pids, size_t *npids, const struct jail
 
 			if (bsearch(&now[i], *pids, seen, sizeof(pid_t), cmp_pid) != NULL)
 				continue;
-			if (update_pid(now[i], old, want, nice_changed, e) < 0) {
+			if (update_pid(now[i], owner, old, want, nice_changed, e) < 0) {
 				free(now);
 				return -1;
 			}
@@ -346,6 +408,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 	cleanup_free char *host = NULL, *domain = NULL;
 	struct cell_err ignored;
 	bool opened = false, nice_changed;
+	uid_t owner = 0;
 	int rootfd = -1, ret = -1;
 
 	spec_init(&old);
@@ -423,15 +486,13 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 	nice_changed = want.limits.has_nice &&
 		       (!old.limits.has_nice || old.limits.nice != want.limits.nice);
 	if (!limits_equal_rlimits(&old.limits, &want.limits) || nice_changed) {
-		if (jail_pids(j.pid, &pids, &npids, e) < 0)
+		if (userns_owner(&j, &owner, e) < 0 || jail_pids(j.pid, &pids, &npids, e) < 0)
 			goto out;
 		testpoint_pause("set:listed");
 		/* Checked in every process before any changes: a lowered
 		 * hard limit cannot be raised back. */
 		for (size_t i = 0; i < npids; i++)
-			if (rlimit_update_pid(pids[i], &old.limits, &want.limits, true, e) < 0 ||
-			    (nice_changed && want.policy &&
-			     nice_floor(pids[i], (int)want.limits.nice, true, e) < 0)) {
+			if (rlimits_pid(pids[i], owner, &old, &want, nice_changed, true, e) < 0) {
 				cell_err_prefix(e, "nothing changed");
 				goto out;
 			}
@@ -448,14 +509,16 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 		cell_err_prefix(e, "nothing changed");
 		goto out;
 	}
-	if ((testpoint_fail("set:uts") && cell_err_set(e, EIO, "set the hostname (test failure)")) ||
+	if ((testpoint_fail("set:uts") &&
+	     cell_err_set(e, EIO, "set the hostname (test failure)")) ||
 	    ((host != NULL || domain != NULL) && set_uts(j.pidfd, host, domain, e) < 0)) {
 		cgroup_update(&cg, &want.limits, &base, &ignored);
 		ungrow_cgroups(&j, &cg, &growth);
 		cell_err_prefix(e, "nothing changed");
 		goto out;
 	}
-	if (npids > 0 && update_all(j.pid, &pids, &npids, &old, &want, nice_changed, e) < 0) {
+	if (npids > 0 &&
+	    update_all(j.pid, owner, &pids, &npids, &old, &want, nice_changed, e) < 0) {
 		cell_err_prefix(e, "partly applied");
 		goto out;
 	}

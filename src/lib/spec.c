@@ -23,6 +23,7 @@ void spec_init(struct jail_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->net = JAIL_NET_NONE;
+	s->userns = JAIL_USERNS_PRIVATE;
 	s->policy = true;
 	s->limits = (struct jail_limits){-1, -1, -1, -1, -1, -1, -1, -1, 0, false};
 }
@@ -656,6 +657,19 @@ static int as_param(int r, const char *key, struct cell_err *e)
 	return r;
 }
 
+int spec_parse_userns(struct jail_spec *s, const char *subject, const char *value,
+		      struct cell_err *e)
+{
+	if (value != NULL && strcmp(value, "private") == 0)
+		s->userns = JAIL_USERNS_PRIVATE;
+	else if (value != NULL && strcmp(value, "host") == 0)
+		s->userns = JAIL_USERNS_HOST;
+	else
+		return cell_err_set(e, 0, "%s %s: expected private or host", subject,
+				    value != NULL ? value : "");
+	return 0;
+}
+
 bool spec_param_is_list(const char *key)
 {
 	return strcmp(key, "bind") == 0 || strcmp(key, "env") == 0;
@@ -733,5 +747,7 @@ int spec_set_param(struct jail_spec *s, const char *key, const char *value, stru
 					    value != NULL ? value : "");
 		return 0;
 	}
+	if (strcmp(key, "userns") == 0)
+		return spec_parse_userns(s, "userns =", value, e);
 	return cell_err_set(e, 0, "unknown parameter \"%s\"", key);
 }

@@ -24,6 +24,12 @@ enum jail_net {
 	JAIL_NET_HOST, /* share the host's network namespace */
 };
 
+/* Whose ids the jail's are (--userns, userns in a jail file). */
+enum jail_userns {
+	JAIL_USERNS_PRIVATE, /* a user namespace of its own, its ids a range of its own */
+	JAIL_USERNS_HOST,    /* the host's ids: the jail's root is the host's (weaker) */
+};
+
 /* The rules of the default policy a jail may relax, by name (--allow NAME,
  * allow.NAME in a jail file); FreeBSD's allow.* parameters in spirit. */
 enum jail_allow {
@@ -86,11 +92,18 @@ struct jail_caps {
  */
 struct jail_mechanisms {
 	unsigned long ns_new; /* CLONE_NEW* of the namespaces made new (the rest: the host's) */
-	/* A user namespace of the jail's own (identity maps, written by
-	 * cell) that owns its UTS and network namespaces, joined once the
-	 * root is built: the CAP_SYS_ADMIN kept for sethostname(2) counts
-	 * there only. */
+	/* A user namespace of the jail's own (ns.h, struct ns_own), its
+	 * maps written by cell, joined once the root is built: the jail's
+	 * root holds capabilities there only.  userns_range: its ids map to
+	 * a range of host ids of the jail's own (idrange.h), its --rootfs
+	 * and binds are idmapped mounts; else every id maps to itself (the
+	 * --userns host jail with --allow set_hostname).  userns_owns: the
+	 * namespaces made with it, and so owned by it (CLONE_NEWUTS,
+	 * CLONE_NEWNET, for sethostname(2)); the others are the host user
+	 * namespace's. */
 	bool own_userns;
+	bool userns_range;
+	unsigned long userns_owns;
 	bool has_caps;	       /* false: the capabilities are left as they are */
 	struct jail_caps caps; /* of the first process and of exec's */
 	bool no_new_privs;
@@ -121,6 +134,7 @@ struct jail_spec {
 	size_t nbinds;
 
 	enum jail_net net;
+	enum jail_userns userns;
 	bool init; /* our reaper is pid 1, the command its child */
 
 	bool policy;	    /* hold the jail to the default policy (policy.c) */
@@ -180,6 +194,11 @@ int spec_parse_cpus(const char *str, long long *out);
 /* A non-negative decimal integer. */
 int spec_parse_count(const char *str, long long *out);
 
+/* "private" or "host" into s->userns; an error names SUBJECT ("--userns",
+ * "userns ="). */
+int spec_parse_userns(struct jail_spec *s, const char *subject, const char *value,
+		      struct cell_err *e);
+
 /* --allow NAME: sets the bit, or fails listing the known names. */
 int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e);
 /* Name of one enum jail_allow bit. */
@@ -193,7 +212,7 @@ int spec_set_limit(struct jail_spec *s, const char *name, const char *value, str
  * Sets one jail parameter by its name, as a jail file and `cell set`
  * spell it (docs/cell.conf.5): name, host.hostname (hostname),
  * host.domainname (domainname), path (rootfs), rw, bind, env, workdir,
- * user, net, init, policy, allow.RULE, the limits (nrtask, memory, swap,
+ * user, net, userns, init, policy, allow.RULE, the limits (nrtask, memory, swap,
  * cpus, cpu_time, memlock, data, nofile, nice) and cgroup_parent.  VALUE
  * NULL is a boolean parameter given bare ("init;"): true.  List
  * parameters (bind, env) add one element per call.

@@ -1,0 +1,579 @@
+/*
+ * idrange.c - the host ids a jail's user namespace maps to.
+ *
+ * A jail's root is not the host's root: its user namespace maps the
+ * jail's ids 0..65535 to a range of 65536 host ids that no host user and
+ * no other running jail holds, so that what the jail's processes own and
+ * count (files, signals, per-uid kernel quotas such as inotify
+ * instances) is theirs alone.
+ *
+ * The pool: cell's entries in /etc/subuid and /etc/subgid (user "cell";
+ * `make install` adds them), else the built-in [2^30, 2^31), which is
+ * refused when a host user, a host group or another subordinate range
+ * lies in it.
+ *
+ * Which ranges are held is machine-wide, whatever the state root (tests
+ * use private roots; two roots must never hand out one range): one file
+ * per held range in IDRANGE_DIR, named by its first uid and gid
+ * ("u1073741824-g1073741824"), made O_EXCL under an flock of the
+ * directory and naming its owner: the jail's state directory (device,
+ * inode), its name and its state root.  A new range is the first of the
+ * pool that overlaps no held one, found from the names alone (one
+ * listing, nothing opened), so that the start stays flat with a
+ * thousand jails.  When the pool is full, a file whose owner is gone (no
+ * such directory, or another one there now) and under whose uids no
+ * process of the host runs is stale and removed, and the search runs
+ * again.  The jail's record names its range; removing the jail gives it
+ * back (jail.c), and so does a launch that fails (launch.c).
+ */
+#include "idrange.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "proc.h"
+
+#define SUBID_USER "cell"
+#define ETC_MAX	   (4U << 20) /* /etc/passwd of some 50000 users */
+
+/* Reads PATH whole (NUL-terminated) into *OUT; *OUT NULL when there is
+ * no such file. */
+static int read_file(const char *path, char **out, struct cell_err *e)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cleanup_free char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	*out = NULL;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : cell_err_set(e, errno, "read %s", path);
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			char *nb;
+
+			if (cap >= ETC_MAX)
+				return cell_err_set(e, EFBIG, "read %s", path);
+			nb = realloc(buf, cap = cap * 2 + 8192);
+			if (nb == NULL)
+				return cell_err_set(e, ENOMEM, "read %s", path);
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cell_err_set(e, errno, "read %s", path);
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = take_ptr(&buf);
+	return 0;
+}
+
+/* The next line of *P (NUL-terminated in place), or NULL at the end. */
+static char *next_line(char **p)
+{
+	char *line = *p, *nl;
+
+	if (line == NULL || *line == '\0')
+		return NULL;
+	nl = strchr(line, '\n');
+	if (nl != NULL) {
+		*nl = '\0';
+		*p = nl + 1;
+	} else {
+		*p = line + strlen(line);
+	}
+	return line;
+}
+
+/* Field N (from 0) of a colon-separated LINE as a number; -1 if none. */
+static long long field_number(const char *line, int n)
+{
+	char *end;
+	unsigned long long v;
+
+	for (int i = 0; i < n; i++) {
+		line = strchr(line, ':');
+		if (line == NULL)
+			return -1;
+		line++;
+	}
+	if (!isdigit((unsigned char)*line))
+		return -1;
+	errno = 0;
+	v = strtoull(line, &end, 10);
+	if (errno != 0 || (*end != ':' && *end != '\0') || v > UINT32_MAX)
+		return -1;
+	return (long long)v;
+}
+
+/* One "NAME:START:COUNT" line of /etc/subuid or /etc/subgid. */
+struct subid {
+	unsigned long long start, count;
+	bool cell;
+};
+
+static bool parse_subid(const char *line, struct subid *s)
+{
+	long long start = field_number(line, 1), count = field_number(line, 2);
+	size_t nl = strcspn(line, ":");
+
+	if (start < 0 || count <= 0)
+		return false;
+	s->start = (unsigned long long)start;
+	s->count = (unsigned long long)count;
+	s->cell = nl == strlen(SUBID_USER) && strncmp(line, SUBID_USER, nl) == 0;
+	return true;
+}
+
+static bool overlaps(unsigned long long a, unsigned long long alen, unsigned long long b,
+		     unsigned long long blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/*
+ * Reads a subordinate-id file: cell's first entry into *CELL (count 0
+ * when it has none); with CHECK (the built-in pool), an entry of anyone
+ * that lies in it is an error.
+ */
+static int read_subids(const char *path, bool check, struct subid *cell, struct cell_err *e)
+{
+	cleanup_free char *text = NULL;
+	char *p, *line;
+
+	cell->count = 0;
+	if (read_file(path, &text, e) < 0)
+		return -1;
+	p = text;
+	while ((line = next_line(&p)) != NULL) {
+		struct subid s;
+
+		if (!parse_subid(line, &s))
+			continue;
+		if (s.cell && cell->count == 0)
+			*cell = s;
+		if (check &&
+		    overlaps(s.start, s.count, IDRANGE_DEFAULT_BASE, IDRANGE_DEFAULT_COUNT))
+			return cell_err_set(e, 0,
+					    "user namespace: the built-in id range %u-%u overlaps "
+					    "%s's %.*s:%llu:%llu",
+					    IDRANGE_DEFAULT_BASE,
+					    IDRANGE_DEFAULT_BASE + (IDRANGE_DEFAULT_COUNT - 1),
+					    path, (int)strcspn(line, ":"), line, s.start, s.count);
+	}
+	return 0;
+}
+
+/* A user of PASSWD or a group of GROUP (field 2, the id) in the
+ * built-in pool. */
+static int check_ids_file(const char *path, const char *what, struct cell_err *e)
+{
+	cleanup_free char *text = NULL;
+	char *p, *line;
+
+	if (read_file(path, &text, e) < 0)
+		return -1;
+	p = text;
+	while ((line = next_line(&p)) != NULL) {
+		long long id = field_number(line, 2);
+
+		if (id >= 0 && overlaps((unsigned long long)id, 1, IDRANGE_DEFAULT_BASE,
+					IDRANGE_DEFAULT_COUNT))
+			return cell_err_set(e, 0,
+					    "user namespace: the built-in id range %u-%u holds "
+					    "%s %.*s (%lld, %s)",
+					    IDRANGE_DEFAULT_BASE,
+					    IDRANGE_DEFAULT_BASE + (IDRANGE_DEFAULT_COUNT - 1),
+					    what, (int)strcspn(line, ":"), line, id, path);
+	}
+	return 0;
+}
+
+static const char fix_hint[] = "give user cell ranges of its own in /etc/subuid and "
+			       "/etc/subgid (make install adds them), or run with --userns host";
+
+/* Ends E's message with what to do about it. */
+static int append_hint(struct cell_err *e)
+{
+	size_t n = strlen(e->msg);
+
+	snprintf(e->msg + n, sizeof(e->msg) - n, ": %s", fix_hint);
+	return -1;
+}
+
+int idrange_pool(const char *subuid, const char *subgid, const char *passwd, const char *group,
+		 struct idpool *p, struct cell_err *e)
+{
+	struct subid u, g;
+	unsigned long long n;
+
+	if (read_subids(subuid, false, &u, e) < 0 || read_subids(subgid, false, &g, e) < 0)
+		return -1;
+	if (u.count == 0 && g.count == 0) {
+		/* The built-in pool: checked against every id the host
+		 * gives out, every time (they may change). */
+		if (read_subids(subuid, true, &u, e) < 0 || read_subids(subgid, true, &g, e) < 0 ||
+		    check_ids_file(passwd, "user", e) < 0 || check_ids_file(group, "group", e) < 0)
+			return append_hint(e);
+		*p = (struct idpool){IDRANGE_DEFAULT_BASE, IDRANGE_DEFAULT_BASE,
+				     IDRANGE_DEFAULT_COUNT, false};
+		return 0;
+	}
+	if (u.count == 0 || g.count == 0)
+		return cell_err_set(e, 0, "user namespace: user %s has ids in %s but not in %s",
+				    SUBID_USER, u.count ? subuid : subgid,
+				    u.count ? subgid : subuid);
+	n = u.count < g.count ? u.count : g.count;
+	n -= n % IDRANGE_SIZE;
+	if (n == 0 || u.start + n > UINT32_MAX || g.start + n > UINT32_MAX)
+		return cell_err_set(e, 0,
+				    "user namespace: %s's ranges in %s and %s hold no %u ids "
+				    "below 2^32-1",
+				    SUBID_USER, subuid, subgid, IDRANGE_SIZE);
+	*p = (struct idpool){(uid_t)u.start, (gid_t)g.start, (unsigned int)n, true};
+	return 0;
+}
+
+/* --- the held ranges ------------------------------------------------ */
+
+/* Opens (making it, 0700) the directory of held ranges: root's own, a
+ * directory, writable by no one else. */
+static int open_slots(const char *slots, bool create, struct cell_err *e)
+{
+	cleanup_close int fd = -1;
+	struct stat st;
+
+	if (create && mkdir(slots, 0700) < 0 && errno != EEXIST)
+		return cell_err_set(e, errno, "user namespace: mkdir %s", slots);
+	fd = open(slots, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return cell_err_set(e, errno, "user namespace: open %s", slots);
+	if (fstat(fd, &st) < 0)
+		return cell_err_set(e, errno, "user namespace: %s", slots);
+	if (st.st_uid != geteuid() || (st.st_mode & 022) != 0)
+		return cell_err_set(
+			e, EPERM, "user namespace: %s: not cell's (owner %u, mode %o): refused",
+			slots, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return cell_err_set(e, errno, "user namespace: lock %s", slots);
+	return take_fd(&fd);
+}
+
+static bool slot_name_parse(const char *name, unsigned long long *u, unsigned long long *g)
+{
+	unsigned int a, b;
+	int n = 0;
+
+	if (sscanf(name, "u%u-g%u%n", &a, &b, &n) != 2 || name[n] != '\0')
+		return false;
+	*u = a;
+	*g = b;
+	return true;
+}
+
+/* Marks the ranges k of the pool (ids BASE + k*SIZE on) that meet the
+ * held range [ID, ID + SIZE). */
+static void mark(uint8_t *map, unsigned int n, unsigned long long base, unsigned long long id)
+{
+	unsigned long long lo, hi;
+
+	if (id + IDRANGE_SIZE <= base)
+		return;
+	lo = id > base ? (id - base) / IDRANGE_SIZE : 0;
+	hi = (id + IDRANGE_SIZE - 1 - base) / IDRANGE_SIZE;
+	for (unsigned long long k = lo; k <= hi && k < n; k++)
+		map[k / 8] |= (uint8_t)(1U << (k % 8));
+}
+
+/* The first range of POOL that overlaps no held one: its index, -1 when
+ * all are held, -2 on an error. */
+static long long first_free(int dir, const struct idpool *pool, struct cell_err *e)
+{
+	unsigned int n = pool->count / IDRANGE_SIZE;
+	cleanup_free uint8_t *map = calloc((n + 7) / 8, 1);
+	struct dirent *de;
+	DIR *d;
+
+	if (map == NULL)
+		return cell_err_set(e, ENOMEM, "user namespace: the held ranges"), -2;
+	d = fdopendir(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (d == NULL)
+		return cell_err_set(e, errno, "user namespace: list %s", IDRANGE_DIR), -2;
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long u, g;
+
+		if (!slot_name_parse(de->d_name, &u, &g))
+			continue;
+		mark(map, n, pool->uid, u);
+		mark(map, n, pool->gid, g);
+	}
+	closedir(d);
+	for (unsigned int k = 0; k < n; k++)
+		if (!(map[k / 8] & (1U << (k % 8))))
+			return k;
+	return -1;
+}
+
+/* What a slot file says of its owner. */
+struct owner {
+	unsigned long long dev, ino;
+	char name[256];
+	char root[4096];
+};
+
+static int owner_write(int fd, const struct stat *jail, const char *name, const char *root)
+{
+	char buf[8192];
+	int n = snprintf(buf, sizeof(buf), "dev %llu\nino %llu\nname %s\nroot %s\n",
+			 (unsigned long long)jail->st_dev, (unsigned long long)jail->st_ino, name,
+			 root);
+
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return write(fd, buf, (size_t)n) == n ? 0 : -1;
+}
+
+static bool owner_read(int dir, const char *slot, struct owner *o)
+{
+	char buf[8192], *p, *line;
+
+	memset(o, 0, sizeof(*o));
+	if (proc_read_text_at(dir, slot, buf, sizeof(buf)) < 0)
+		return false;
+	p = buf;
+	while ((line = next_line(&p)) != NULL) {
+		if (sscanf(line, "dev %llu", &o->dev) == 1 ||
+		    sscanf(line, "ino %llu", &o->ino) == 1)
+			continue;
+		if (strncmp(line, "name ", 5) == 0)
+			snprintf(o->name, sizeof(o->name), "%s", line + 5);
+		else if (strncmp(line, "root ", 5) == 0)
+			snprintf(o->root, sizeof(o->root), "%s", line + 5);
+	}
+	return o->ino != 0;
+}
+
+/* Whether the jail directory O names is still there. */
+static bool owner_exists(const struct owner *o)
+{
+	char path[4096 + 256 + 2];
+	struct stat st;
+
+	if (o->root[0] != '/' || o->name[0] == '\0')
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", o->root, o->name);
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT && errno != ENOTDIR; /* in doubt: it is */
+	return (unsigned long long)st.st_dev == o->dev && (unsigned long long)st.st_ino == o->ino;
+}
+
+/* The real, effective, saved and fs uids of the host's processes. */
+struct uids {
+	unsigned long long *v;
+	size_t n, cap;
+};
+
+static void host_uids(struct uids *u)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char path[300], buf[4096], *l;
+		unsigned long long id[4];
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", de->d_name);
+		if (proc_read_text(path, buf, sizeof(buf)) < 0 ||
+		    (l = strstr(buf, "\nUid:")) == NULL ||
+		    sscanf(l + 5, "%llu %llu %llu %llu", &id[0], &id[1], &id[2], &id[3]) != 4)
+			continue;
+		if (u->n + 4 > u->cap) {
+			unsigned long long *nv =
+				realloc(u->v, (u->cap = u->cap * 2 + 256) * sizeof(*nv));
+
+			if (nv == NULL)
+				break;
+			u->v = nv;
+		}
+		memcpy(u->v + u->n, id, sizeof(id));
+		u->n += 4;
+	}
+	closedir(d);
+}
+
+static bool uids_in(const struct uids *u, unsigned long long base)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i] >= base && u->v[i] < base + IDRANGE_SIZE)
+			return true;
+	return false;
+}
+
+/* Removes the held ranges whose owner is gone and under whose uids no
+ * process runs (a jail removed without cell, or a start killed before
+ * its record named the range).  Returns how many went. */
+static int sweep_stale(int dir)
+{
+	struct uids uids = {NULL, 0, 0};
+	bool listed = false;
+	struct dirent *de;
+	int freed = 0;
+	DIR *d = fdopendir(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long u, g;
+		struct owner o;
+
+		if (!slot_name_parse(de->d_name, &u, &g))
+			continue;
+		if (owner_read(dir, de->d_name, &o) && owner_exists(&o))
+			continue;
+		if (!listed) {
+			host_uids(&uids);
+			listed = true;
+		}
+		if (!uids_in(&uids, u) && unlinkat(dir, de->d_name, 0) == 0)
+			freed++;
+	}
+	closedir(d);
+	free(uids.v);
+	return freed;
+}
+
+/* Makes the slot file of range K of POOL, naming the owner. */
+static int make_slot(int dir, const struct idpool *pool, unsigned long long k,
+		     const struct stat *jail, const char *name, const char *root, struct idrange *r,
+		     struct cell_err *e)
+{
+	char slot[64];
+	cleanup_close int fd = -1;
+
+	r->uid = (uid_t)(pool->uid + k * IDRANGE_SIZE);
+	r->gid = (gid_t)(pool->gid + k * IDRANGE_SIZE);
+	r->count = IDRANGE_SIZE;
+	snprintf(slot, sizeof(slot), "u%u-g%u", (unsigned int)r->uid, (unsigned int)r->gid);
+	fd = openat(dir, slot, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return cell_err_set(e, errno, "user namespace: %s/%s", IDRANGE_DIR, slot);
+	if (owner_write(fd, jail, name, root) < 0) {
+		int err = errno;
+
+		unlinkat(dir, slot, 0);
+		return cell_err_set(e, err, "user namespace: write %s/%s", IDRANGE_DIR, slot);
+	}
+	return 0;
+}
+
+int idrange_take(const char *slots, const struct idpool *pool, const char *state_root,
+		 const char *name, int jail_dirfd, struct idrange *r, struct cell_err *e)
+{
+	cleanup_close int dir = -1;
+	struct stat jail;
+
+	r->count = 0;
+	if (fstat(jail_dirfd, &jail) < 0)
+		return cell_err_set(e, errno, "user namespace: jail %s", name);
+	dir = open_slots(slots, true, e);
+	if (dir < 0)
+		return -1;
+	for (int round = 0; round < 2; round++) {
+		long long k = first_free(dir, pool, e);
+
+		if (k < -1)
+			return -1;
+		if (k >= 0)
+			return make_slot(dir, pool, (unsigned long long)k, &jail, name, state_root,
+					 r, e);
+		if (round == 0 && sweep_stale(dir) == 0)
+			break;
+	}
+	return cell_err_set(e, 0,
+			    "user namespace: all %u id ranges of %s are held by running jails",
+			    pool->count / IDRANGE_SIZE,
+			    pool->subids ? "user cell's /etc/subuid and /etc/subgid entries"
+					 : "the built-in pool");
+}
+
+int idrange_acquire(const char *state_root, const char *name, int jail_dirfd, struct idrange *r,
+		    struct cell_err *e)
+{
+	struct idpool pool;
+
+	if (idrange_pool("/etc/subuid", "/etc/subgid", "/etc/passwd", "/etc/group", &pool, e) < 0)
+		return -1;
+	return idrange_take(IDRANGE_DIR, &pool, state_root, name, jail_dirfd, r, e);
+}
+
+void idrange_release_in(const char *slots, const struct idrange *r, int jail_dirfd)
+{
+	struct cell_err ignored;
+	cleanup_close int dir = -1;
+	struct stat jail;
+	struct owner o;
+	char slot[64];
+
+	if (r->count == 0 || jail_dirfd < 0 || fstat(jail_dirfd, &jail) < 0)
+		return;
+	dir = open_slots(slots, false, &ignored);
+	if (dir < 0)
+		return;
+	snprintf(slot, sizeof(slot), "u%u-g%u", (unsigned int)r->uid, (unsigned int)r->gid);
+	if (owner_read(dir, slot, &o) && o.dev == (unsigned long long)jail.st_dev &&
+	    o.ino == (unsigned long long)jail.st_ino)
+		unlinkat(dir, slot, 0);
+}
+
+void idrange_release(const struct idrange *r, int jail_dirfd)
+{
+	idrange_release_in(IDRANGE_DIR, r, jail_dirfd);
+}
+
+json_t *idrange_to_json(const struct idrange *r)
+{
+	char u[48], g[48];
+
+	if (r->count == 0)
+		return json_null();
+	snprintf(u, sizeof(u), "0 %u %u", (unsigned int)r->uid, r->count);
+	snprintf(g, sizeof(g), "0 %u %u", (unsigned int)r->gid, r->count);
+	return json_pack("{s:s, s:s}", "uid_map", u, "gid_map", g);
+}
+
+void idrange_from_json(const json_t *j, struct idrange *r)
+{
+	const char *u = json_string_value(json_object_get(j, "uid_map"));
+	const char *g = json_string_value(json_object_get(j, "gid_map"));
+	unsigned int uid, gid, nu, ng;
+
+	r->count = 0;
+	if (u == NULL || g == NULL || sscanf(u, "0 %u %u", &uid, &nu) != 2 ||
+	    sscanf(g, "0 %u %u", &gid, &ng) != 2 || nu != ng || nu == 0)
+		return;
+	*r = (struct idrange){(uid_t)uid, (gid_t)gid, nu};
+}
