@@ -114,6 +114,13 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	if (s->userns == JAIL_USERNS_PRIVATE) {
 		m->own_userns = true;
 		m->userns_range = true;
+		/* Its network namespace of its own is owned by it: the
+		 * capabilities the policy keeps for the network
+		 * (NET_BIND_SERVICE, with --allow raw_sockets NET_RAW) count
+		 * over the network namespace's owner.  The helper makes it,
+		 * while cell makes the rest. */
+		if (s->net == JAIL_NET_NONE)
+			m->userns_owns = CLONE_NEWNET;
 	}
 	if (!s->policy)
 		return 0;
@@ -125,7 +132,7 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	if (s->allow & JAIL_ALLOW_SET_HOSTNAME) {
 		keep |= CAP(SYS_ADMIN);
 		m->own_userns = true;
-		m->userns_owns = CLONE_NEWUTS | (s->net == JAIL_NET_NONE ? CLONE_NEWNET : 0);
+		m->userns_owns |= CLONE_NEWUTS | (s->net == JAIL_NET_NONE ? CLONE_NEWNET : 0);
 	}
 	if (s->allow & JAIL_ALLOW_RAW_SOCKETS)
 		keep |= CAP(NET_RAW);

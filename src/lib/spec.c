@@ -374,6 +374,17 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 	/* Swap is allowed beyond a memory limit, so it needs one. */
 	if (s->limits.swap >= 0 && s->limits.memory < 0)
 		return cell_err_set(e, 0, "--swap needs --memory");
+	/* Rules whose capability the kernel checks in a user namespace the
+	 * jail's root does not own (docs/cell.8, SECURITY). */
+	if (s->userns == JAIL_USERNS_PRIVATE && (s->allow & JAIL_ALLOW_MLOCK))
+		return cell_err_set(e, 0,
+				    "--allow mlock needs --userns host: the kernel honours "
+				    "CAP_IPC_LOCK in the host's user namespace only");
+	if (s->userns == JAIL_USERNS_PRIVATE && (s->allow & JAIL_ALLOW_RAW_SOCKETS) &&
+	    s->net == JAIL_NET_HOST)
+		return cell_err_set(e, 0,
+				    "--allow raw_sockets with --net host needs --userns host: "
+				    "the host's network is the host user namespace's");
 	if (s->hostname == NULL) {
 		/* A given name is the default hostname when it is a valid one. */
 		const char *h = spec_valid_hostname(s->name) ? s->name : "cell";

@@ -78,17 +78,28 @@ time.sleep(60)' >/dev/null
 	done
 }
 
-@test "inspect shows the host's user namespace, or with --allow set_hostname the jail's own" {
-	start_jail shared
+# Every jail has a user namespace of its own now (security issue 13);
+# before, only --allow set_hostname's had one: --userns host is the old
+# model.
+@test "inspect shows the jail's own user namespace and its id map, or with --userns host the host's" {
+	start_jail shared --userns host
 	run cell inspect shared
 	[ "$status" -eq 0 ]
 	[ "$(field namespaces.user)" = "$(stat -L -c %i /proc/self/ns/user)" ]
-	start_jail own --allow set_hostname
+	[ "$(field userns)" = host ]
+	[ -z "$(field idmap)" ]
+	start_jail own
 	run cell inspect own
 	[ "$status" -eq 0 ]
 	pid=$(field pid)
 	[ "$(field namespaces.user)" = "$(stat -L -c %i "/proc/$pid/ns/user")" ]
 	[ "$(field namespaces.user)" != "$(stat -L -c %i /proc/self/ns/user)" ]
+	[ "$(field idmap.uid_map)" = "$(awk '{ print $1, $2, $3 }' "/proc/$pid/uid_map")" ]
+	[ "$(field idmap.gid_map)" = "$(awk '{ print $1, $2, $3 }' "/proc/$pid/gid_map")" ]
+	[[ "$(field idmap.uid_map)" == "0 "*" 65536" ]]
+	[[ "$(field policy.host_root)" == "enforced: a user namespace of the jail's own"* ]]
+	start_jail sethost --allow set_hostname
+	run cell inspect sethost
 	[[ "$(field policy.set_hostname)" == "allowed: CAP_SYS_ADMIN in a user namespace of the jail's own"* ]]
 }
 

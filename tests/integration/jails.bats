@@ -419,7 +419,7 @@ wait_removed() {
 	run cell ls --json
 	[ "$status" -eq 0 ]
 	[ "$(jq -r 'length' <<<"$output")" = 1 ]
-	keys='["cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","state","swap","user"]'
+	keys='["cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","state","swap","user","userns"]'
 	[ "$(jq -c '.[0] | keys' <<<"$output")" = "$keys" ]
 	run jq -c '.[0] | [.name, .jid, .state, .hostname, .nrtask, .memory, .swap, .exit, .command, .init, .net]' <<<"$output"
 	[ "$output" = '["web",1,"running","web",50,67108864,null,null,["sleep","30"],false,"none"]' ]

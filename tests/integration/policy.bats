@@ -546,21 +546,42 @@ FS_IOC_SHUTDOWN ioctl EPERM
 TIOCCONS ioctl EPERM" ]
 }
 
-@test "with --allow set_hostname a jail is root of a user namespace of its own that maps every id to itself" {
-	run jail_sh 'readlink /proc/self/ns/user'
+# Every jail has a user namespace of its own now, its ids a range of the
+# host's (security issue 13, tests/security/userns.bats); with
+# --userns host, --allow set_hostname still gets one that maps every id
+# to itself, as every such jail did before.
+@test "with --allow set_hostname a jail's user namespace owns its UTS and network namespaces; with --userns host it maps every id to itself" {
+	run jail_sh --userns host 'readlink /proc/self/ns/user'
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(readlink /proc/self/ns/user)" ]
-	run jail_sh --allow set_hostname 'readlink /proc/self/ns/user /proc/self/ns/uts
+	for userns in private host; do
+		run jail_sh --userns $userns --allow set_hostname -e PY="$GUARD_PY" \
+			'readlink /proc/self/ns/user /proc/self/ns/uts
 cat /proc/self/uid_map /proc/self/gid_map
-ls /sys/class/net'
-	[ "$status" -eq 0 ]
-	[ "${lines[0]}" != "$(readlink /proc/self/ns/user)" ]
-	[ "${lines[1]}" != "$HOST_UTS" ]
-	[ "$(echo ${lines[2]})" = "0 0 4294967295" ]
-	[ "$(echo ${lines[3]})" = "0 0 4294967295" ]
-	# its /sys shows its own network: only lo
-	[ "${lines[4]}" = lo ]
-	[ "${#lines[@]}" -eq 5 ]
+ls /sys/class/net
+python3 -c "$PY
+import fcntl, os
+NS_GET_USERNS = 0xb701
+u = os.open(\"/proc/self/ns/uts\", os.O_RDONLY)
+n = os.open(\"/proc/self/ns/net\", os.O_RDONLY)
+own = os.stat(\"/proc/self/ns/user\").st_ino
+print(os.fstat(fcntl.ioctl(u, NS_GET_USERNS)).st_ino == own, os.fstat(fcntl.ioctl(n, NS_GET_USERNS)).st_ino == own)"'
+		echo "$userns: $output"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" != "$(readlink /proc/self/ns/user)" ]
+		[ "${lines[1]}" != "$HOST_UTS" ]
+		if [ $userns = host ]; then
+			[ "$(echo ${lines[2]})" = "0 0 4294967295" ]
+			[ "$(echo ${lines[3]})" = "0 0 4294967295" ]
+		else
+			[[ "$(echo ${lines[2]})" == "0 "*" 65536" ]]
+			[[ "$(echo ${lines[3]})" == "0 "*" 65536" ]]
+		fi
+		# its /sys shows its own network: only lo
+		[ "${lines[4]}" = lo ]
+		[ "${lines[5]}" = "True True" ]
+		[ "${#lines[@]}" -eq 6 ]
+	done
 }
 
 @test "with --allow set_hostname the jail's root is still root of its files and its network" {
@@ -626,7 +647,13 @@ print("mlock", "ok" if r == 0 else errno.errorcode[ctypes.get_errno()])'
 	run jail_py --memlock 1M "$code"
 	[ "$status" -eq 0 ]
 	[ "$output" = "mlock ENOMEM" ]
+	# The kernel honours CAP_IPC_LOCK in the host's user namespace only:
+	# with a user namespace of its own (the default since issue 13) the
+	# rule cannot be relaxed, and cell says so.
 	run jail_py --memlock 1M --allow mlock "$code"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: run: --allow mlock needs --userns host: the kernel honours CAP_IPC_LOCK in the host's user namespace only" ]
+	run jail_py --userns host --memlock 1M --allow mlock "$code"
 	[ "$status" -eq 0 ]
 	[ "$output" = "mlock ok" ]
 }
