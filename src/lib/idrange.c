@@ -554,6 +554,37 @@ void idrange_release(const struct idrange *r, int jail_dirfd)
 	idrange_release_in(IDRANGE_DIR, r, jail_dirfd);
 }
 
+void idrange_release_owner_in(const char *slots, int jail_dirfd)
+{
+	struct cell_err ignored;
+	cleanup_close int dir = -1;
+	struct stat jail;
+	struct dirent *de;
+	DIR *d;
+
+	if (jail_dirfd < 0 || fstat(jail_dirfd, &jail) < 0)
+		return;
+	dir = open_slots(slots, false, &ignored);
+	if (dir < 0 ||
+	    (d = fdopendir(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long u, g;
+		struct owner o;
+
+		if (slot_name_parse(de->d_name, &u, &g) && owner_read(dir, de->d_name, &o) &&
+		    o.dev == (unsigned long long)jail.st_dev &&
+		    o.ino == (unsigned long long)jail.st_ino)
+			unlinkat(dir, de->d_name, 0);
+	}
+	closedir(d);
+}
+
+void idrange_release_owner(int jail_dirfd)
+{
+	idrange_release_owner_in(IDRANGE_DIR, jail_dirfd);
+}
+
 json_t *idrange_to_json(const struct idrange *r)
 {
 	char u[48], g[48];

@@ -63,6 +63,11 @@ int idrange_acquire(const char *state_root, const char *name, int jail_dirfd, st
  * now).  Best effort: nothing to report to a jail's removal. */
 void idrange_release_in(const char *slots, const struct idrange *r, int jail_dirfd);
 void idrange_release(const struct idrange *r, int jail_dirfd);
+/* The same for a jail without a record (a start killed before it wrote
+ * one): every range whose owner is JAIL_DIRFD's directory, found by
+ * reading each held one (cleanup only). */
+void idrange_release_owner_in(const char *slots, int jail_dirfd);
+void idrange_release_owner(int jail_dirfd);
 
 /* The record's "idmap": {"uid_map": "0 UID COUNT", "gid_map": "0 GID COUNT"}
  * (/proc/PID/uid_map's words), or null for no range. */

@@ -100,9 +100,16 @@ static int release_cgroups(const json_t *state, struct cell_err *e)
  * could ever carry its ids while it may start again. */
 static void release_ids(const json_t *state, int dirfd)
 {
+	const json_t *map = json_object_get(state, "idmap");
 	struct idrange r;
 
-	idrange_from_json(json_object_get(state, "idmap"), &r);
+	/* No record (a start killed before it wrote one, which may have
+	 * taken a range already): the held ranges say whose they are. */
+	if (map == NULL) {
+		idrange_release_owner(dirfd);
+		return;
+	}
+	idrange_from_json(map, &r);
 	idrange_release(&r, dirfd);
 }
 

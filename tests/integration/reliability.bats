@@ -242,6 +242,8 @@ check_nothing_left() {
 	wait_no_marker
 	[ -z "$(cell_leftover_mounts)" ]
 	refute grep -qF "$STATE" /proc/self/mountinfo
+	# no range of host ids held in the jail's name (idrange.c)
+	[ -z "$(grep -lx "root $STATE" /run/cell-ids/* 2>/dev/null)" ]
 }
 
 # crash_run STAGE: `cell run -d` of $JAIL killed -9 at STAGE.
@@ -1051,7 +1053,7 @@ jail_locked() {
 # --- the stages of the launch (launch.c) --------------------------------
 
 # Every stage of the launch: the parent's, then the child's.
-LAUNCH_STAGES="prepare state cgroups files spawn start exec enter built pivoted identity entered policy"
+LAUNCH_STAGES="prepare state ids cgroups files spawn start exec enter built pivoted identity entered policy"
 
 @test "a failure at any stage of the launch is a one-line error with exit 125 and leaves nothing" {
 	needs_testpoints

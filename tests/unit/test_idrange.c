@@ -189,6 +189,24 @@ static void a_range_goes_back_only_from_its_owner(void **state)
 	close(b);
 }
 
+static void a_jail_without_a_record_gives_back_what_it_holds(void **state)
+{
+	int a = make_jail("a"), b = make_jail("b");
+	struct idrange ra, rb;
+	struct cell_err e;
+	char path[128];
+
+	assert_int_equal(idrange_take(slots, &pool3, dir, "a", a, &ra, &e), 0);
+	assert_int_equal(idrange_take(slots, &pool3, dir, "b", b, &rb, &e), 0);
+	idrange_release_owner_in(slots, a);
+	snprintf(path, sizeof(path), "%s/u%u-g%u", slots, (unsigned)ra.uid, (unsigned)ra.gid);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/u%u-g%u", slots, (unsigned)rb.uid, (unsigned)rb.gid);
+	assert_int_equal(access(path, F_OK), 0);
+	close(a);
+	close(b);
+}
+
 static void a_held_range_off_the_pools_grid_blocks_every_range_it_meets(void **state)
 {
 	int a = make_jail("a");
@@ -270,6 +288,7 @@ int main(void)
 		cmocka_unit_test_setup(two_jails_get_disjoint_ranges_and_a_full_pool_says_so,
 				       clean),
 		cmocka_unit_test_setup(a_range_goes_back_only_from_its_owner, clean),
+		cmocka_unit_test_setup(a_jail_without_a_record_gives_back_what_it_holds, clean),
 		cmocka_unit_test_setup(a_held_range_off_the_pools_grid_blocks_every_range_it_meets,
 				       clean),
 		cmocka_unit_test_setup(a_stale_range_is_taken_over_when_the_pool_is_full, clean),
