@@ -6,10 +6,14 @@
  * ------------------------------         ------------------------
  * prepare: open --rootfs and --bind
  *   sources, rlimits, the policy;
- *   [--allow set_hostname: a helper
- *    makes user, UTS, net namespaces]    (ns.c)
+ *   [a user namespace of its own: a
+ *    helper forked]                      (ns.c)
  * state: create + lock the state
  *   directory, its JID                   (store.c)
+ * ids: [a range of host ids held in
+ *   its name; the helper makes the user
+ *   namespace, owned by the range, and
+ *   the net (UTS) namespace with it]     (idrange.c, ns.c)
  * cgroups: name them; with any, record
  *   "creating"; create them, write
  *   the limits                           (cgroup.c)
@@ -19,8 +23,10 @@
  *   namespaces opened, it ends]
  * spawn: block the forwarded signals;
  *   clone3(all namespaces, CLONE_PIDFD,
- *   v2: CLONE_INTO_CGROUP)            ->  enter: [join those UTS and net]
- *                                         built: mounts              (rootfs.c)
+ *   v2: CLONE_INTO_CGROUP)            ->  enter: [join those net and UTS]
+ *                                         [fsuid the jail's root's]
+ *                                         built: mounts; --rootfs and
+ *                                           binds idmapped           (rootfs.c)
  *                                           hold "prepivot"
  *                                         pivoted: pivot_root
  *                                           hold "postpivot"
@@ -31,7 +37,9 @@
  *   "go" (sync 1)                     ->  entered: wait for "go"; own cgroup
  *                                           namespace, its cgroups at
  *                                           /sys/fs/cgroup
- *                                         [join its user namespace]
+ *                                         rlimits, nice              (rlimit.c)
+ *                                         [join its user namespace,
+ *                                          become its root]          (ns.c)
  *                                         policy                     (policy.c)
  *                                         [--init: fork; pid 1 execs
  *                                          cell-init]                (init.c)
@@ -40,7 +48,7 @@
  *   (-d: return; the jail lives on)
  * wait (foreground): unlock, relay the
  *   pty, forward signals, pidfd
- * release: relock; the stages undone in reverse: cgroups, state
+ * release: relock; the stages undone in reverse: cgroups, ids, state
  *
  * The sync points, over the channel (a SOCK_SEQPACKET socketpair whose
  * child end is close-on-exec):
