@@ -5,13 +5,11 @@
  * Parent (cell), one stage each          Child (the jail's pid 1)
  * ------------------------------         ------------------------
  * prepare: open --rootfs and --bind
- *   sources, rlimits, the policy;
- *   [a user namespace of its own: a
- *    helper forked]                      (ns.c)
+ *   sources, rlimits, the policy
  * state: create + lock the state
  *   directory, its JID                   (store.c)
  * ids: [a range of host ids held in
- *   its name; the helper makes the user
+ *   its name; a helper born in the user
  *   namespace, owned by the range, and
  *   the net (UTS) namespace with it]     (idrange.c, ns.c)
  * cgroups: name them; with any, record
@@ -532,9 +530,7 @@ static void reload_cgroups(struct store_jail *j, struct cgroup *cg)
 
 /* --- the parent's stages ------------------------------------------- */
 
-/* prepare: the clear errors, before anything is created; the policy;
- * the helper of a user namespace of the jail's own, which makes its
- * namespaces while cell makes the rest. */
+/* prepare: the clear errors, before anything is created; the policy. */
 static int stage_prepare(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
@@ -543,14 +539,7 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
 		return -1;
 	policy_build(s, &l->child.policy);
-	if (s->mech.own_userns && ns_own_start(&l->child.own, s->mech.userns_owns, e) < 0)
-		return -1;
 	return 0;
-}
-
-static void undo_prepare(struct launch *l)
-{
-	ns_own_close(&l->child.own);
 }
 
 /* state: the jail's directory, created, locked, with its JID. */
@@ -572,9 +561,8 @@ static void undo_state(struct launch *l)
 }
 
 /* ids: the jail's range of host ids, held in its name (it needs the
- * jail's directory: the range's owner), then handed to the helper, which
- * makes the user namespace owned by the range's first uid while cell
- * makes the cgroups. */
+ * jail's directory: the range's owner), and its user namespace, owned by
+ * the range's first uid, made with its helper (ns.h). */
 static int stage_ids(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
@@ -584,11 +572,12 @@ static int stage_ids(struct launch *l, struct cell_err *e)
 	if (s->mech.userns_range &&
 	    idrange_acquire(l->opts->state_root, s->name, l->jail.dirfd, &l->ids, e) < 0)
 		return cell_err_prefix(e, "jail %s", s->name);
-	return ns_own_begin(&l->child.own, &l->ids, e);
+	return ns_own_start(&l->child.own, s->mech.userns_owns, &l->ids, e);
 }
 
 static void undo_ids(struct launch *l)
 {
+	ns_own_close(&l->child.own);
 	idrange_release(&l->ids, l->jail.dirfd);
 	l->ids.count = 0;
 }
@@ -747,6 +736,9 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 		if (release_hold(l, e) < 0)
 			return -1;
 	}
+	/* The user namespace's helper has ended by now, most likely: reaped,
+	 * not left a zombie for the jail's life (else at the end). */
+	ns_own_reap(&l->child.own, false);
 	if (l->r.failed) {
 		run_child_error(&l->r, e);
 		return cell_err_prefix(e, "jail %s", l->spec->name);
@@ -764,14 +756,10 @@ struct stage {
 
 /* In order; a failure undoes the stages before it, in reverse. */
 static const struct stage stages[] = {
-	{"prepare", stage_prepare, undo_prepare},
-	{"state", stage_state, undo_state},
-	{"ids", stage_ids, undo_ids},
-	{"cgroups", stage_cgroups, undo_cgroups},
-	{"files", stage_files, undo_files},
-	{"spawn", stage_spawn, undo_spawn},
-	{"start", stage_start, NULL},
-	{"exec", stage_exec, NULL},
+	{"prepare", stage_prepare, NULL},   {"state", stage_state, undo_state},
+	{"ids", stage_ids, undo_ids},	    {"cgroups", stage_cgroups, undo_cgroups},
+	{"files", stage_files, undo_files}, {"spawn", stage_spawn, undo_spawn},
+	{"start", stage_start, NULL},	    {"exec", stage_exec, NULL},
 };
 #define NSTAGES (sizeof(stages) / sizeof(stages[0]))
 
@@ -879,6 +867,7 @@ int jail_launch(const struct jail_spec *s, const struct launch_opts *o, int *sta
 	}
 	if (l.rootfd >= 0)
 		close(l.rootfd);
+	ns_own_reap(&l.child.own, true);
 	return ret;
 }
 

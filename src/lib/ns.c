@@ -77,7 +77,7 @@ int ns_loopback_up(struct cell_err *e)
 void ns_own_init(struct ns_own *o)
 {
 	o->helper = -1;
-	o->sock = -1;
+	o->killed = false;
 	o->flags = 0;
 	o->user = o->uts = o->net = -1;
 	o->ids = (struct idrange){0, 0, 0};
@@ -96,95 +96,89 @@ static int raise_effective(void)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
-/* What cell tells the helper once the jail's range is known: the owner
- * of the user namespace it makes (0: root, for the identity maps). */
-struct own_ids {
-	uid_t uid;
-	gid_t gid;
-};
-
 /*
- * The helper becomes the owner-to-be: its effective ids the range's
- * first, so that the kernel charges the jail's per-user counts (inotify
- * instances, user namespaces...) to that uid at the host's level, never
- * to root's (a namespace's counts climb to its owner in the parent).
- * Its capabilities stay (the real uid is still 0, so only the effective
- * set was cleared): where unprivileged user namespaces are off, making
- * one needs CAP_SYS_ADMIN.
+ * The owner-to-be: cell's effective ids the range's first while it makes
+ * the helper, so that the user namespace is owned by that uid and the
+ * kernel charges the jail's per-user counts (inotify instances, user
+ * namespaces...) to it at the host's level, never to root's (a
+ * namespace's counts climb to its owner in the parent).  Its
+ * capabilities stay: the real and saved uids are still 0, so the
+ * effective set, cleared by the change, is raised again (where
+ * unprivileged user namespaces are off, making one needs CAP_SYS_ADMIN),
+ * and euid 0 brings it back.
  */
-static int become_owner(const struct own_ids *ids)
+static int as_owner(uid_t uid, gid_t gid)
 {
-	if (ids->uid == 0 && ids->gid == 0)
+	if (uid == 0 && gid == 0)
 		return 0;
-	if (setresgid((gid_t)-1, ids->gid, (gid_t)-1) < 0 ||
-	    setresuid((uid_t)-1, ids->uid, (uid_t)-1) < 0)
+	if (setresgid((gid_t)-1, gid, (gid_t)-1) < 0 || setresuid((uid_t)-1, uid, (uid_t)-1) < 0)
 		return -1;
 	return raise_effective();
 }
 
-/* The helper: its user namespace (and UTS and network namespaces, made
- * by the same unshare and so owned by it) become the jail's.  It waits
- * for the owner's ids, says 0 or the errno of its unshare, then waits for
- * end-of-file: until then cell can write its maps and open its
- * namespaces. */
-static noreturn void own_helper(pid_t cell, int sock, int flags)
+static int back_to_root(uid_t uid, gid_t gid)
 {
-	struct own_ids ids;
-	int err = 0;
-	char c;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != cell)
-		_exit(1);
-	if (read(sock, &ids, sizeof(ids)) != (ssize_t)sizeof(ids))
-		_exit(1);
-	if (become_owner(&ids) < 0)
-		err = errno;
-	else if (testpoint_fail("userns:unshare"))
-		err = ENOSPC; /* as with user.max_user_namespaces = 0 */
-	else if (unshare(flags) < 0)
-		err = errno;
-	if (write(sock, &err, sizeof(err)) != (ssize_t)sizeof(err))
-		_exit(1);
-	while (read(sock, &c, 1) > 0)
-		;
-	_exit(0);
-}
-
-int ns_own_start(struct ns_own *o, unsigned long flags, struct cell_err *e)
-{
-	pid_t cell = getpid();
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return cell_err_set(e, errno, "user namespace: socketpair");
-	o->flags = (int)(flags | CLONE_NEWUSER);
-	o->helper = fork();
-	if (o->helper < 0) {
-		int err = errno;
-
-		close(sv[0]);
-		close(sv[1]);
-		return cell_err_set(e, err, "user namespace: fork");
-	}
-	if (o->helper == 0) {
-		close(sv[0]);
-		own_helper(cell, sv[1], o->flags);
-	}
-	close(sv[1]);
-	o->sock = sv[0];
+	if (uid == 0 && gid == 0)
+		return 0;
+	if (setresuid((uid_t)-1, 0, (uid_t)-1) < 0 || setresgid((gid_t)-1, 0, (gid_t)-1) < 0)
+		return -1;
 	return 0;
 }
 
-int ns_own_begin(struct ns_own *o, const struct idrange *r, struct cell_err *e)
-{
-	struct own_ids ids = {0, 0};
+/* The helper's stack: it runs in cell's memory, one helper at a time. */
+static char helper_stack[16384] __attribute__((aligned(64)));
+static pid_t helper_parent;
 
+/*
+ * The helper: born in the jail's new user namespace (and the network and
+ * UTS namespaces made with it, and so owned by it), it only waits, while
+ * cell writes the maps and opens the namespaces, then cell kills it.  It
+ * shares cell's memory and descriptors (CLONE_VM, CLONE_FILES: no page
+ * tables copied, no copy of the jail's locks, nothing to tear down when
+ * it ends), so it makes raw system calls only and writes no memory: not
+ * even errno, which is cell's.
+ */
+static int own_helper(void *arg)
+{
+	/* Dies with cell; a cell that died before the prctl is no parent. */
+	if (syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 ||
+	    syscall(SYS_getppid) != helper_parent)
+		return 1;
+	for (;;)
+		syscall(SYS_pause);
+	return 0;
+}
+
+int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r, struct cell_err *e)
+{
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int err = 0;
+
+	o->flags = (int)(flags | CLONE_NEWUSER);
 	if (r != NULL && r->count != 0) {
 		o->ids = *r;
-		ids = (struct own_ids){r->uid, r->gid};
+		uid = r->uid;
+		gid = r->gid;
 	}
-	if (send(o->sock, &ids, sizeof(ids), MSG_NOSIGNAL) != (ssize_t)sizeof(ids))
-		return cell_err_set(e, errno, "user namespace: its helper ended");
+	if (testpoint_fail("userns:unshare")) /* as with user.max_user_namespaces = 0 */
+		return cell_err_set(e, ENOSPC, "unshare a user namespace");
+	helper_parent = getpid();
+	if (as_owner(uid, gid) < 0) {
+		err = errno;
+		back_to_root(uid, gid);
+		return cell_err_set(e, err, "user namespace: act as its owner (uid %u)",
+				    (unsigned int)uid);
+	}
+	o->helper = clone(own_helper, helper_stack + sizeof(helper_stack),
+			  CLONE_VM | CLONE_FILES | o->flags | SIGCHLD, NULL);
+	if (o->helper < 0)
+		err = errno;
+	/* Root again, or nothing may go on as it should. */
+	if (back_to_root(uid, gid) < 0)
+		return cell_err_set(e, errno, "user namespace: become root again");
+	if (err != 0)
+		return cell_err_set(e, err, "unshare a user namespace");
 	return 0;
 }
 
@@ -210,6 +204,15 @@ static int write_map(pid_t pid, const char *map, unsigned int first, unsigned in
 	return ret;
 }
 
+/* The helper killed (it is our child, not yet reaped: its pid is its). */
+static void let_go(struct ns_own *o)
+{
+	if (o->helper > 0 && !o->killed) {
+		kill(o->helper, SIGKILL);
+		o->killed = true;
+	}
+}
+
 static int open_ns(pid_t pid, const char *ns, struct cell_err *e)
 {
 	char path[64];
@@ -225,12 +228,7 @@ static int open_ns(pid_t pid, const char *ns, struct cell_err *e)
 int ns_own_finish(struct ns_own *o, struct cell_err *e)
 {
 	const struct idrange *r = &o->ids;
-	int err = 0;
 
-	if (read(o->sock, &err, sizeof(err)) != (ssize_t)sizeof(err))
-		return cell_err_set(e, EIO, "user namespace: its helper ended");
-	if (err != 0)
-		return cell_err_set(e, err, "unshare a user namespace");
 	if (write_map(o->helper, "uid_map", (unsigned int)r->uid, r->count, e) < 0 ||
 	    write_map(o->helper, "gid_map", (unsigned int)r->gid, r->count, e) < 0)
 		return -1;
@@ -238,20 +236,24 @@ int ns_own_finish(struct ns_own *o, struct cell_err *e)
 	    ((o->flags & CLONE_NEWUTS) && (o->uts = open_ns(o->helper, "uts", e)) < 0) ||
 	    ((o->flags & CLONE_NEWNET) && (o->net = open_ns(o->helper, "net", e)) < 0))
 		return -1;
-	ns_own_end_helper(o);
+	/* The descriptors hold the namespaces now.  Reaped later
+	 * (ns_own_reap()), not waited for now. */
+	let_go(o);
 	return 0;
 }
 
-void ns_own_end_helper(struct ns_own *o)
+void ns_own_reap(struct ns_own *o, bool wait)
 {
-	if (o->sock >= 0) {
-		close(o->sock); /* end-of-file: the helper ends */
-		o->sock = -1;
-	}
-	if (o->helper > 0)
-		while (waitpid(o->helper, NULL, 0) < 0 && errno == EINTR)
-			;
-	o->helper = -1;
+	pid_t r = 0;
+
+	let_go(o);
+	if (o->helper <= 0)
+		return;
+	do
+		r = waitpid(o->helper, NULL, wait ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r != 0)
+		o->helper = -1;
 }
 
 static void close_namespaces(const struct ns_own *o)
@@ -265,7 +267,7 @@ static void close_namespaces(const struct ns_own *o)
 
 void ns_own_close(struct ns_own *o)
 {
-	ns_own_end_helper(o);
+	let_go(o);
 	close_namespaces(o);
 	o->user = o->uts = o->net = -1;
 }

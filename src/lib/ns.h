@@ -32,9 +32,10 @@ int ns_loopback_up(struct cell_err *e);
  * sethostname(2) asks for reaches nothing the host's user namespace owns
  * (mounts, files' trusted.* xattrs, ...).
  *
- * A helper forked by cell makes the namespaces (ns_own_start(), then
- * ns_own_begin() once the range is known), cell writes its maps and
- * keeps a descriptor of each (ns_own_finish()).  The jail's first
+ * A helper of cell's is born in them (ns_own_start(), once the range is
+ * known; a thread-like child in cell's memory, made as the owner-to-be),
+ * cell writes its maps and keeps a descriptor of each (ns_own_finish()),
+ * then kills it.  The jail's first
  * process joins the UTS and network namespaces at once, the user
  * namespace once its root is built (mounting needs the host's), and
  * becomes its root there: every mount and every other namespace stays
@@ -42,25 +43,25 @@ int ns_loopback_up(struct cell_err *e);
  */
 struct ns_own {
 	pid_t helper;	    /* -1: none, or reaped */
-	int sock;	    /* to the helper; its end-of-file lets the helper go */
+	bool killed;	    /* the helper has been let go */
 	int flags;	    /* CLONE_NEWUSER and what the helper makes with it */
 	int user, uts, net; /* the namespaces, -1 until made (or not asked) */
 	struct idrange ids; /* the range; count 0: identity maps */
 };
 
 void ns_own_init(struct ns_own *o);
-/* Forks the helper, which will make a user namespace and the namespaces
- * of FLAGS (CLONE_NEWUTS, CLONE_NEWNET) while cell goes on. */
-int ns_own_start(struct ns_own *o, unsigned long flags, struct cell_err *e);
-/* Tells the helper the jail's range R (NULL: identity maps); it makes
- * the namespaces now, owned by R's first uid. */
-int ns_own_begin(struct ns_own *o, const struct idrange *r, struct cell_err *e);
-/* Waits for them, writes the maps, opens each, ends the helper. */
+/* The helper, born in a new user namespace owned by the first uid of
+ * range R (NULL, or a count 0: root, for identity maps) and in new
+ * namespaces of FLAGS (CLONE_NEWUTS, CLONE_NEWNET) made with it. */
+int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
+		 struct cell_err *e);
+/* Writes the maps, opens each namespace, lets the helper go. */
 int ns_own_finish(struct ns_own *o, struct cell_err *e);
-/* Ends and reaps the helper, if it still runs. */
-void ns_own_end_helper(struct ns_own *o);
-/* The helper ended, the descriptors closed. */
+/* The helper let go (if it still waits), the descriptors closed. */
 void ns_own_close(struct ns_own *o);
+/* The helper let go and reaped, once the launch is over; without WAIT
+ * only if it has ended. */
+void ns_own_reap(struct ns_own *o, bool wait);
 /* In the jail's first process: setns() into the UTS and network
  * namespaces made with the user namespace, if any; later into the user
  * namespace (the descriptors then closed), becoming its root. */
