@@ -49,7 +49,12 @@ static void defaults_fill_every_mechanism(void **state)
 	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_DEFAULT);
 	assert_true(s.mech.pin_priority);
 	assert_true(s.mech.policy_mounts);
-	assert_false(s.mech.own_userns);
+	/* A user namespace of its own, its ids a range of the host's, which
+	 * owns the jail's network namespace (its kept network capabilities
+	 * count there). */
+	assert_true(s.mech.own_userns);
+	assert_true(s.mech.userns_range);
+	assert_int_equal(s.mech.userns_owns, CLONE_NEWNET);
 	/* Every rule holds. */
 	for (size_t i = 0; i < policy_nrules; i++)
 		assert_string_equal(policy_rule_state(&policy_rules[i], &s), "enforced");
@@ -71,6 +76,10 @@ static void without_the_policy_only_namespaces_remain(void **state)
 	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_NONE);
 	assert_int_equal(s.mech.landlock, 0);
 	assert_false(s.mech.policy_mounts);
+	/* Its own ids still; the host's network is not its to own. */
+	assert_true(s.mech.userns_range);
+	assert_int_equal(s.mech.userns_owns, 0);
+	assert_string_equal(policy_rule_state(rule("host_root"), &s), "enforced");
 	/* The namespaces still keep processes and SysV IPC apart. */
 	assert_string_equal(policy_rule_state(rule("processes"), &s), "enforced");
 	assert_string_equal(policy_rule_state(rule("sysvipc"), &s), "enforced");
@@ -112,11 +121,37 @@ static void set_hostname_keeps_sys_admin_in_its_own_user_namespace(void **state)
 	assert_int_equal(spec_allow(&s, "set_hostname", &e), 0);
 	defaults(&s);
 	assert_true(s.mech.own_userns);
+	assert_int_equal(s.mech.userns_owns, CLONE_NEWUTS | CLONE_NEWNET);
 	assert_true(s.mech.caps.bounding & CAPS_BIT(CAP_SYS_ADMIN));
 	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_SET_HOSTNAME);
 	/* Mount stays forbidden: the filter, and CAP_SYS_ADMIN counts in
 	 * the jail's own user namespace only. */
 	assert_string_equal(policy_rule_state(rule("mount"), &s), "enforced");
+	spec_free(&s);
+}
+
+/* --userns host: the host's ids, the old model; with --allow
+ * set_hostname a user namespace that maps every id to itself. */
+static void userns_host_keeps_the_hosts_ids(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	spec_init(&s);
+	s.userns = JAIL_USERNS_HOST;
+	defaults(&s);
+	assert_false(s.mech.own_userns);
+	assert_false(s.mech.userns_range);
+	assert_int_equal(s.mech.userns_owns, 0);
+	assert_string_equal(policy_rule_state(rule("host_root"), &s), "off");
+	spec_free(&s);
+	spec_init(&s);
+	s.userns = JAIL_USERNS_HOST;
+	assert_int_equal(spec_allow(&s, "set_hostname", &e), 0);
+	defaults(&s);
+	assert_true(s.mech.own_userns);
+	assert_false(s.mech.userns_range);
+	assert_int_equal(s.mech.userns_owns, CLONE_NEWUTS | CLONE_NEWNET);
 	spec_free(&s);
 }
 
@@ -180,6 +215,7 @@ int main(void)
 		cmocka_unit_test(without_the_policy_only_namespaces_remain),
 		cmocka_unit_test(each_allow_relaxes_its_rule_only),
 		cmocka_unit_test(set_hostname_keeps_sys_admin_in_its_own_user_namespace),
+		cmocka_unit_test(userns_host_keeps_the_hosts_ids),
 		cmocka_unit_test(a_missing_mechanism_unholds_its_rules),
 		cmocka_unit_test(standard_devices_only_where_nodes_could_be),
 	};

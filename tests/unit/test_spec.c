@@ -208,6 +208,49 @@ static void validate_rejects_bad_specs(void **state)
 	spec_free(&s);
 }
 
+/* What only the host's ids can have: a clear error, not a rule that
+ * silently does nothing in the jail's user namespace. */
+static void validate_refuses_what_needs_the_hosts_ids(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	fill(&s, "ok");
+	assert_int_equal(spec_allow(&s, "mlock", &e), 0);
+	assert_int_equal(spec_validate(&s, &e), -1);
+	assert_string_equal(e.msg, "--allow mlock needs --userns host: the kernel honours "
+				   "CAP_IPC_LOCK in the host's user namespace only");
+	s.userns = JAIL_USERNS_HOST;
+	assert_int_equal(spec_validate(&s, &e), 0);
+	spec_free(&s);
+
+	fill(&s, "ok");
+	assert_int_equal(spec_allow(&s, "raw_sockets", &e), 0);
+	assert_int_equal(spec_validate(&s, &e), 0);
+	s.net = JAIL_NET_HOST;
+	assert_int_equal(spec_validate(&s, &e), -1);
+	assert_non_null(strstr(e.msg, "--allow raw_sockets with --net host needs --userns host"));
+	spec_free(&s);
+}
+
+static void userns_parses_private_or_host(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	spec_init(&s);
+	assert_int_equal(s.userns, JAIL_USERNS_PRIVATE);
+	assert_int_equal(spec_set_param(&s, "userns", "host", &e), 0);
+	assert_int_equal(s.userns, JAIL_USERNS_HOST);
+	assert_int_equal(spec_set_param(&s, "userns", "private", &e), 0);
+	assert_int_equal(s.userns, JAIL_USERNS_PRIVATE);
+	assert_int_equal(spec_set_param(&s, "userns", "shared", &e), -1);
+	assert_string_equal(e.msg, "userns = shared: expected private or host");
+	assert_int_equal(spec_parse_userns(&s, "--userns", NULL, &e), -1);
+	assert_string_equal(e.msg, "--userns : expected private or host");
+	spec_free(&s);
+}
+
 static void sizes_and_cpus_parse(void **state)
 {
 	long long v;
@@ -380,6 +423,8 @@ int main(void)
 		cmocka_unit_test(validate_checks_cgroup_params),
 		cmocka_unit_test(params_set_the_spec_by_their_names),
 		cmocka_unit_test(bad_params_are_errors_naming_them),
+		cmocka_unit_test(validate_refuses_what_needs_the_hosts_ids),
+		cmocka_unit_test(userns_parses_private_or_host),
 	};
 	return cmocka_run_group_tests_name("spec", tests, NULL, NULL);
 }
