@@ -181,19 +181,41 @@ static int read_subids(const char *path, bool check, struct subid *cell, struct 
 	return 0;
 }
 
+/* The id in field 2 (from 0) of the line P..END, or -1: a scan of its
+ * bytes, no more (this runs on every start, over every user). */
+static long long id_field(const char *p, const char *end)
+{
+	unsigned long long v = 0;
+	const char *digits;
+
+	for (int colons = 0; colons < 2; p++) {
+		if (p >= end)
+			return -1;
+		colons += *p == ':';
+	}
+	for (digits = p; p < end && *p >= '0' && *p <= '9' && p - digits < 11; p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	if (p == digits || p - digits > 10 || (p < end && *p != ':'))
+		return -1;
+	return (long long)v;
+}
+
 /* A user of PASSWD or a group of GROUP (field 2, the id) in the
  * built-in pool. */
 static int check_ids_file(const char *path, const char *what, struct cell_err *e)
 {
 	cleanup_free char *text = NULL;
-	char *p, *line;
+	const char *p, *end;
 
 	if (read_file(path, &text, e) < 0)
 		return -1;
-	p = text;
-	while ((line = next_line(&p)) != NULL) {
-		long long id = field_number(line, 2);
+	if (text == NULL)
+		return 0; /* no such file: no such ids */
+	for (p = text; *p != '\0'; p = end + (*end != '\0')) {
+		long long id;
 
+		end = strchrnul(p, '\n');
+		id = id_field(p, end);
 		if (id >= 0 && overlaps((unsigned long long)id, 1, IDRANGE_DEFAULT_BASE,
 					IDRANGE_DEFAULT_COUNT))
 			return cell_err_set(e, 0,
@@ -201,7 +223,7 @@ static int check_ids_file(const char *path, const char *what, struct cell_err *e
 					    "%s %.*s (%lld, %s)",
 					    IDRANGE_DEFAULT_BASE,
 					    IDRANGE_DEFAULT_BASE + (IDRANGE_DEFAULT_COUNT - 1),
-					    what, (int)strcspn(line, ":"), line, id, path);
+					    what, (int)strcspn(p, ":\n"), p, id, path);
 	}
 	return 0;
 }
@@ -277,16 +299,27 @@ static int open_slots(const char *slots, bool create, struct cell_err *e)
 	return take_fd(&fd);
 }
 
+/* A decimal number at *P, up to 19 digits, *P moved past it. */
+static bool parse_decimal(const char **p, unsigned long long *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	while (**p >= '0' && **p <= '9' && *p - s < 20)
+		*v = *v * 10 + (unsigned long long)(*(*p)++ - '0');
+	return *p != s && *p - s < 20;
+}
+
+/* "uUID-gGID": parsed by hand, as every start lists every held range
+ * (sscanf() cost some 2000 instructions a name). */
 static bool slot_name_parse(const char *name, unsigned long long *u, unsigned long long *g)
 {
-	unsigned int a, b;
-	int n = 0;
+	const char *p = name;
 
-	if (sscanf(name, "u%u-g%u%n", &a, &b, &n) != 2 || name[n] != '\0')
+	if (*p++ != 'u' || !parse_decimal(&p, u) || *p++ != '-' || *p++ != 'g' ||
+	    !parse_decimal(&p, g) || *p != '\0')
 		return false;
-	*u = a;
-	*g = b;
-	return true;
+	return *u <= UINT32_MAX && *g <= UINT32_MAX;
 }
 
 /* Marks the ranges k of the pool (ids BASE + k*SIZE on) that meet the
@@ -362,8 +395,11 @@ static bool owner_read(int dir, const char *slot, struct owner *o)
 		return false;
 	p = buf;
 	while ((line = next_line(&p)) != NULL) {
-		if (sscanf(line, "dev %llu", &o->dev) == 1 ||
-		    sscanf(line, "ino %llu", &o->ino) == 1)
+		const char *v = line + 4;
+
+		if (strncmp(line, "dev ", 4) == 0 && parse_decimal(&v, &o->dev))
+			continue;
+		if (strncmp(line, "ino ", 4) == 0 && parse_decimal(&v, &o->ino))
 			continue;
 		if (strncmp(line, "name ", 5) == 0)
 			snprintf(o->name, sizeof(o->name), "%s", line + 5);
