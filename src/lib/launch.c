@@ -105,16 +105,17 @@
 struct child_ctx {
 	const struct jail_spec *spec;
 	const struct cgroup *cgroup;
-	struct policy policy; /* compiled before the clone */
-	char *attach;	      /* where the new root is attached: the state dir */
-	int sock;	      /* child end of the channel */
-	int log_fd;	      /* detached: the log file, for stdout and stderr */
-	int exit_fd;	      /* detached --init: the reaper writes the status here */
-	int init_fd;	      /* --init: sealed memfd of cell-init */
-	unsigned int hold;    /* LAUNCH_HOLD_*: where to stop for the parent */
-	bool go_seen;	      /* sync 1 came while held */
-	struct ns_own own;    /* --allow set_hostname: its own user namespace */
-	sigset_t parent;      /* the signal mask to restore before execve */
+	struct policy policy;  /* compiled before the clone */
+	char *attach;	       /* where the new root is attached: the state dir */
+	int sock;	       /* child end of the channel */
+	int log_fd;	       /* detached: the log file, for stdout and stderr */
+	int exit_fd;	       /* detached --init: the reaper writes the status here */
+	int init_fd;	       /* --init: sealed memfd of cell-init */
+	unsigned int hold;     /* LAUNCH_HOLD_*: where to stop for the parent */
+	struct rootfs_pin pin; /* the --rootfs directory rootfs_check() found */
+	bool go_seen;	       /* sync 1 came while held */
+	struct ns_own own;     /* --allow set_hostname: its own user namespace */
+	sigset_t parent;       /* the signal mask to restore before execve */
 	mode_t umask;
 };
 
@@ -308,10 +309,10 @@ static noreturn void child_main(struct child_ctx *c)
 	testpoint_pause("run:building");
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
-	if (rootfs_build(s, c->attach, &e) < 0)
+	if (rootfs_build(s, &c->pin, c->attach, &e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "built", LAUNCH_HOLD_PREPIVOT);
-	if (rootfs_pivot(s, &e) < 0)
+	if (rootfs_pivot(s, &e) < 0 || rootfs_verify(s, &e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "pivoted", LAUNCH_HOLD_POSTPIVOT);
 	if (s->tty)
@@ -510,7 +511,7 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
 
-	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0 ||
+	if (rootfs_check(s, &l->child.pin, e) < 0 || rlimit_check(s, e) < 0 ||
 	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
 		return -1;
 	policy_build(s, &l->child.policy);

@@ -28,7 +28,7 @@
  * caps dropped, filter, new namespaces, Landlock, no_new_privs, mounts. */
 const struct policy_rule policy_rules[] = {
 	{"mount", "mount", 0,
-	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped, or with set_hostname held only in the jail's own user namespace",
+	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, open_tree_attr, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped, or with set_hostname held only in the jail's own user namespace",
 	 NULL, CAP(SYS_ADMIN), SECCOMP, 0, 0, false, false},
 	{"reboot", "swap, reboot, kexec", 0,
 	 "seccomp (swapon, swapoff, reboot, kexec_load, kexec_file_load); CAP_SYS_BOOT dropped",
@@ -77,6 +77,16 @@ const struct policy_rule policy_rules[] = {
 	 CAP(IPC_LOCK), JAIL_SECCOMP_NONE, 0, 0, false, false},
 	{"privileges", "gain privileges on exec", 0, "no_new_privs; embedded root mounted nosuid",
 	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, true, false},
+	{"setid_files", "make setuid or setgid files, or file capabilities", 0,
+	 "seccomp (chmod, fchmod, fchmodat, fchmodat2, open, openat, creat, mknod with S_ISUID or S_ISGID; openat2); CAP_SETFCAP dropped",
+	 NULL, CAP(SETFCAP), SECCOMP, 0, 0, false, false},
+	{"audit", "write the kernel's audit log", 0, "CAP_AUDIT_WRITE dropped", NULL,
+	 CAP(AUDIT_WRITE), JAIL_SECCOMP_NONE, 0, 0, false, false},
+	{"io_uring", "io_uring", 0, "seccomp (io_uring_setup, io_uring_enter, io_uring_register)",
+	 NULL, 0, SECCOMP, 0, 0, false, false},
+	{"personality", "personality flags but ADDR_NO_RANDOMIZE", 0,
+	 "seccomp (personality: READ_IMPLIES_EXEC, MMAP_PAGE_ZERO, UNAME26...)", NULL, 0, SECCOMP, 0,
+	 0, false, false},
 	{"namespaces", "new namespaces, kernel keyrings, bpf, perf", 0,
 	 "seccomp (unshare, setns, clone with namespace flags, clone3, keyctl, bpf, perf_event_open, fanotify...)",
 	 NULL, 0, SECCOMP, 0, 0, false, false},
@@ -86,10 +96,11 @@ const size_t policy_nrules = sizeof(policy_rules) / sizeof(policy_rules[0]);
 uint64_t policy_default_caps(void)
 {
 	/* What a jail's root needs to act as root on its own files and
-	 * processes, and nothing that reaches the kernel or the host. */
+	 * processes, and nothing that reaches the kernel or the host: no
+	 * CAP_SETFCAP (a file capability planted in a bind is the host's
+	 * to run), no CAP_AUDIT_WRITE (the host's audit log). */
 	return CAP(DAC_OVERRIDE) | CAP(FOWNER) | CAP(FSETID) | CAP(KILL) | CAP(SETGID) |
-	       CAP(SETUID) | CAP(SETPCAP) | CAP(NET_BIND_SERVICE) | CAP(SYS_CHROOT) |
-	       CAP(AUDIT_WRITE) | CAP(SETFCAP);
+	       CAP(SETUID) | CAP(SETPCAP) | CAP(NET_BIND_SERVICE) | CAP(SYS_CHROOT);
 }
 
 int policy_defaults(struct jail_spec *s, struct cell_err *e)
@@ -191,10 +202,23 @@ int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_
 		return -1;
 	if (p->landlock != 0 && landlock_scope(p->landlock, &scoped, e) < 0)
 		return -1;
-	if (m->seccomp == JAIL_SECCOMP_NONE)
-		return 0;
-	/* The filter needs no_new_privs, or CAP_SYS_ADMIN to install. */
-	return seccomp_install(&p->seccomp, e);
+	if (m->seccomp != JAIL_SECCOMP_NONE && seccomp_install(&p->seccomp, e) < 0)
+		return -1;
+	return policy_verify(m, e);
+}
+
+int policy_verify(const struct jail_mechanisms *m, struct cell_err *e)
+{
+	/* Read back from the kernel: what inspect says is enforced is what
+	 * the process has, not what was asked. */
+	if (m->no_new_privs && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return cell_err_set(e, EPERM, "policy: no_new_privs is not set");
+	if (m->seccomp != JAIL_SECCOMP_NONE && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
+		return cell_err_set(e, EPERM, "policy: the seccomp filter is not installed");
+	if (m->has_caps && !(m->caps.bounding & CAP(SYS_ADMIN)) &&
+	    prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 0)
+		return cell_err_set(e, EPERM, "policy: CAP_SYS_ADMIN is still in the bounding set");
+	return 0;
 }
 
 int policy_apply_caps(const struct policy *p, struct cell_err *e)

@@ -85,6 +85,10 @@ void policy_for_exec(const struct jail_spec *s, struct policy *p);
  */
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e);
 
+/* What policy_apply() did, read back from the kernel (no_new_privs, the
+ * seccomp mode, the bounding set); fails closed.  policy_apply() calls it. */
+int policy_verify(const struct jail_mechanisms *m, struct cell_err *e);
+
 /* Capability sets again, after process_set_user() changed the uid. */
 int policy_apply_caps(const struct policy *p, struct cell_err *e);
 

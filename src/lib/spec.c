@@ -81,22 +81,32 @@ int spec_parse_bind(const char *arg, struct jail_bind *b, struct cell_err *e)
 	src = copy;
 	dst = strchr(src, ':');
 	if (dst == NULL)
-		return cell_err_set(e, 0, "--bind %s: expected SRC:DST[:ro]", arg);
+		return cell_err_set(e, 0, "--bind %s: expected SRC:DST[:ro|rw][,dev]", arg);
 	*dst++ = '\0';
 	mode = strchr(dst, ':');
 	if (mode != NULL)
 		*mode++ = '\0';
 	if (src[0] == '\0' || dst[0] == '\0')
-		return cell_err_set(e, 0, "--bind %s: expected SRC:DST[:ro]", arg);
+		return cell_err_set(e, 0, "--bind %s: expected SRC:DST[:ro|rw][,dev]", arg);
 	if (dst[0] != '/')
 		return cell_err_set(e, 0, "--bind %s: destination must be an absolute path", arg);
 	b->ro = false;
-	if (mode != NULL) {
-		if (strcmp(mode, "ro") == 0)
+	b->dev = false;
+	if (mode != NULL && *mode == '\0')
+		return cell_err_set(e, 0, "--bind %s: expected SRC:DST[:ro|rw][,dev]", arg);
+	/* Options, comma-separated: ro or rw, and dev (device nodes work
+	 * through the bind; without it the bind is nodev). */
+	for (char *save = NULL, *o = mode != NULL ? strtok_r(mode, ",", &save) : NULL; o != NULL;
+	     o = strtok_r(NULL, ",", &save)) {
+		if (strcmp(o, "ro") == 0)
 			b->ro = true;
-		else if (strcmp(mode, "rw") != 0)
-			return cell_err_set(e, 0, "--bind %s: unknown mode \"%s\" (ro or rw)", arg,
-					    mode);
+		else if (strcmp(o, "rw") == 0)
+			b->ro = false;
+		else if (strcmp(o, "dev") == 0)
+			b->dev = true;
+		else
+			return cell_err_set(
+				e, 0, "--bind %s: unknown option \"%s\" (ro, rw or dev)", arg, o);
 	}
 	/* A relative source is the caller's: made absolute here, as the
 	 * root switch later changes the directory it would be relative to. */

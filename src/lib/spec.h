@@ -52,6 +52,7 @@ struct jail_bind {
 	char *src; /* host path */
 	char *dst; /* absolute path inside the jail */
 	bool ro;
+	bool dev; /* device nodes work through it (":dev"); else nodev */
 };
 
 /* One rule of the jail's devices cgroup (v1 devices.allow/deny, v2 an

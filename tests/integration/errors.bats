@@ -57,9 +57,9 @@ cell_error() {
 }
 
 @test "a --bind that is not SRC:DST is a one-line error naming it" {
-	cell_error "--bind $WORK: expected SRC:DST[:ro]" run --bind "$WORK" -- true
-	cell_error "--bind $WORK:: expected SRC:DST[:ro]" run --bind "$WORK:" -- true
-	cell_error "--bind :/x: expected SRC:DST[:ro]" run --bind :/x -- true
+	cell_error "--bind $WORK: expected SRC:DST[:ro|rw][,dev]" run --bind "$WORK" -- true
+	cell_error "--bind $WORK:: expected SRC:DST[:ro|rw][,dev]" run --bind "$WORK:" -- true
+	cell_error "--bind :/x: expected SRC:DST[:ro|rw][,dev]" run --bind :/x -- true
 }
 
 @test "a --bind with a relative destination is a one-line error naming it" {
@@ -67,8 +67,8 @@ cell_error() {
 		run --bind "$WORK:srv" -- true
 }
 
-@test "a --bind with an unknown mode is a one-line error naming it" {
-	cell_error "--bind $WORK:/srv:rx: unknown mode \"rx\"" run --bind "$WORK:/srv:rx" -- true
+@test "a --bind with an unknown option is a one-line error naming it" {
+	cell_error "--bind $WORK:/srv:rx: unknown option \"rx\" (ro, rw or dev)" run --bind "$WORK:/srv:rx" -- true
 }
 
 @test "a --bind whose source does not exist is a one-line error naming it" {

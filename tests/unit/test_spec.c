@@ -32,6 +32,12 @@ static void bind_parses_src_dst_and_mode(void **state)
 	free(b.dst);
 	assert_int_equal(spec_parse_bind("/a:/b:rw", &b, &e), 0);
 	assert_false(b.ro);
+	assert_false(b.dev);
+	free(b.src);
+	free(b.dst);
+	assert_int_equal(spec_parse_bind("/a:/b:ro,dev", &b, &e), 0);
+	assert_true(b.ro);
+	assert_true(b.dev);
 	free(b.src);
 	free(b.dst);
 }
@@ -349,7 +355,7 @@ static void bad_params_are_errors_naming_them(void **state)
 	assert_int_equal(spec_set_param(&s, "rw", "maybe", &e), -1);
 	assert_string_equal(e.msg, "rw = maybe: expected true or false");
 	assert_int_equal(spec_set_param(&s, "bind", "/x", &e), -1);
-	assert_string_equal(e.msg, "bind = /x: expected SRC:DST[:ro]");
+	assert_string_equal(e.msg, "bind = /x: expected SRC:DST[:ro|rw][,dev]");
 	assert_int_equal(spec_set_param(&s, "user", "nobody", &e), -1);
 	assert_string_equal(e.msg, "user = nobody: expected UID[:GID], numeric");
 	assert_int_equal(spec_set_param(&s, "net", "bridge", &e), -1);
