@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "param.h"
 #include "proc.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -360,9 +361,9 @@ static int make_dir(const char *dir, struct cell_err *e)
 	return cell_err_set(e, errno, "create cgroup %s", dir);
 }
 
-static int limit_failed(const char *flag, const char *dir, const char *file, struct cell_err *e)
+static int limit_failed(int param, const char *dir, const char *file, struct cell_err *e)
 {
-	return cell_err_set(e, errno, "--%s: write %s/%s", flag, dir, file);
+	return cell_err_param(e, param, 0, errno, "write %s/%s", dir, file);
 }
 
 static int write_ll(const char *dir, const char *file, long long v)
@@ -379,13 +380,12 @@ static int pin_swap(const char *dir, const char *file, long long value, const st
 		    struct cell_err *e)
 {
 	if (!file_exists(dir, file))
-		return l->swap < 0
-			       ? 0
-			       : cell_err_set(e, ENOTSUP,
-					      "--swap: this host does not account swap (no %s/%s)",
-					      dir, file);
+		return l->swap < 0 ? 0
+				   : cell_err_param(e, PARAM_SWAP, 0, ENOTSUP,
+						    "this host does not account swap (no %s/%s)",
+						    dir, file);
 	if (write_ll(dir, file, value) < 0)
-		return limit_failed(l->swap >= 0 ? "swap" : "memory", dir, file, e);
+		return limit_failed(l->swap >= 0 ? PARAM_SWAP : PARAM_MEMORY, dir, file, e);
 	return 0;
 }
 
@@ -395,11 +395,11 @@ static int apply_v1(const struct cgroup *cg, const struct jail_limits *l, struct
 		   *cpu = cg->dir[CGROUP_CPU];
 
 	if (l->nrtask >= 0 && write_ll(pids, "pids.max", l->nrtask) < 0)
-		return limit_failed("nrtask", pids, "pids.max", e);
+		return limit_failed(PARAM_NRTASK, pids, "pids.max", e);
 	if (l->memory >= 0) {
 		/* The plain limit first: memsw may never be below it. */
 		if (write_ll(mem, "memory.limit_in_bytes", l->memory) < 0)
-			return limit_failed("memory", mem, "memory.limit_in_bytes", e);
+			return limit_failed(PARAM_MEMORY, mem, "memory.limit_in_bytes", e);
 		/* v1 limits memory + swap together. */
 		if (pin_swap(mem, "memory.memsw.limit_in_bytes",
 			     l->memory + (l->swap >= 0 ? l->swap : 0), l, e) < 0)
@@ -407,9 +407,9 @@ static int apply_v1(const struct cgroup *cg, const struct jail_limits *l, struct
 	}
 	if (l->cpus_milli >= 0) {
 		if (write_ll(cpu, "cpu.cfs_period_us", CPU_PERIOD_US) < 0)
-			return limit_failed("cpus", cpu, "cpu.cfs_period_us", e);
+			return limit_failed(PARAM_CPUS, cpu, "cpu.cfs_period_us", e);
 		if (write_ll(cpu, "cpu.cfs_quota_us", l->cpus_milli * CPU_PERIOD_US / 1000) < 0)
-			return limit_failed("cpus", cpu, "cpu.cfs_quota_us", e);
+			return limit_failed(PARAM_CPUS, cpu, "cpu.cfs_quota_us", e);
 	}
 	return 0;
 }
@@ -420,10 +420,10 @@ static int apply_v2(const struct cgroup *cg, const struct jail_limits *l, struct
 	char buf[64];
 
 	if (l->nrtask >= 0 && write_ll(dir, "pids.max", l->nrtask) < 0)
-		return limit_failed("nrtask", dir, "pids.max", e);
+		return limit_failed(PARAM_NRTASK, dir, "pids.max", e);
 	if (l->memory >= 0) {
 		if (write_ll(dir, "memory.max", l->memory) < 0)
-			return limit_failed("memory", dir, "memory.max", e);
+			return limit_failed(PARAM_MEMORY, dir, "memory.max", e);
 		if (pin_swap(dir, "memory.swap.max", l->swap >= 0 ? l->swap : 0, l, e) < 0)
 			return -1;
 		/* An out-of-memory kill takes the whole jail, as on v1 a
@@ -435,7 +435,7 @@ static int apply_v2(const struct cgroup *cg, const struct jail_limits *l, struct
 		snprintf(buf, sizeof(buf), "%lld %lld", l->cpus_milli * CPU_PERIOD_US / 1000,
 			 CPU_PERIOD_US);
 		if (write_text(dir, "cpu.max", buf) < 0)
-			return limit_failed("cpus", dir, "cpu.max", e);
+			return limit_failed(PARAM_CPUS, dir, "cpu.max", e);
 	}
 	return 0;
 }
@@ -473,8 +473,8 @@ static int plan_v1(struct cgroup *cg, const char *self, unsigned int want, const
 			return cell_err_set(e, ENOENT, "cgroup: %s cgroup %s is not under %s",
 					    ctrl_names[c], parent ? parent : own, mnt);
 		if (access(pdir, F_OK) < 0)
-			return cgparent != NULL ? cell_err_set(e, errno, "--cgroup-parent %s: %s",
-							       cgparent, pdir)
+			return cgparent != NULL ? cell_err_param(e, PARAM_CGROUP_PARENT, 0, errno,
+								 "%s", pdir)
 						: cell_err_set(e, errno, "cgroup %s", pdir);
 		if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 			return cell_err_set(e, ENOMEM, "cgroup");
@@ -502,11 +502,13 @@ static int enable_v2(const char *pdir, unsigned int want, struct cell_err *e)
 		if (!(want & 1U << c) || words_have(have, strlen(have), ' ', ctrl_names[c]))
 			continue;
 		snprintf(ctl, sizeof(ctl), "+%s", ctrl_names[c]);
-		if (write_text(pdir, "cgroup.subtree_control", ctl) < 0)
-			return cell_err_set(e, errno,
-					    "cgroup: enable %s in %s/cgroup.subtree_control (try "
-					    "--cgroup-parent)",
-					    ctrl_names[c], pdir);
+		if (write_text(pdir, "cgroup.subtree_control", ctl) < 0) {
+			cell_err_set(e, errno,
+				     "cgroup: enable %s in %s/cgroup.subtree_control (try "
+				     "cgroup_parent)",
+				     ctrl_names[c], pdir);
+			return cell_err_ref(e, PARAM_CGROUP_PARENT, "cgroup_parent");
+		}
 	}
 	return 0;
 }
@@ -529,8 +531,9 @@ static int plan_v2(struct cgroup *cg, const char *self, const char *cgparent, co
 	if (pdir == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	if (access(pdir, F_OK) < 0)
-		return cell_err_set(e, errno, "--cgroup-parent %s: %s", cgparent ? cgparent : own,
-				    pdir);
+		return cgparent != NULL
+			       ? cell_err_param(e, PARAM_CGROUP_PARENT, 0, errno, "%s", pdir)
+			       : cell_err_set(e, errno, "cgroup %s", pdir);
 	if (asprintf(&dir, "%s/%s", pdir, leaf) < 0)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	cg->dir[0] = dir;
@@ -601,25 +604,18 @@ static int leaf_name(const char *state_root, const char *name, char *out, size_t
 	return snprintf(out, size, "cell-%08x-%s", h, name) < (int)size ? 0 : -1;
 }
 
-int cgroup_check_cpus(long long milli, bool param, struct cell_err *e)
+int cgroup_check_cpus(long long milli, bool unused, struct cell_err *e)
 {
 	cpu_set_t set;
-	char text[32];
-	int n, len;
+	int n;
 
 	if (milli < 0 || sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 0;
 	n = CPU_COUNT(&set);
 	if (milli <= (long long)n * 1000)
 		return 0;
-	/* 2500 -> "2.5", as the user would have written it */
-	len = snprintf(text, sizeof(text), "%lld.%03lld", milli / 1000, milli % 1000);
-	while (len > 0 && text[len - 1] == '0')
-		text[--len] = '\0';
-	if (len > 0 && text[len - 1] == '.')
-		text[--len] = '\0';
-	return cell_err_set(e, 0, "%s%s: more than the %d CPU%s cell may run on",
-			    param ? "cpus = " : "--cpus ", text, n, n == 1 ? "" : "s");
+	return cell_err_param(e, PARAM_CPUS, 0, 0, "more than the %d CPU%s cell may run on", n,
+			      n == 1 ? "" : "s");
 }
 
 int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
@@ -688,7 +684,7 @@ static int update_memory(const struct cgroup *cg, const struct jail_limits *old,
 
 	if (cg->layout == CGROUP_V2) {
 		if (write_ll(dir, "memory.max", new->memory) < 0)
-			return limit_failed("memory", dir, "memory.max", e);
+			return limit_failed(PARAM_MEMORY, dir, "memory.max", e);
 		return pin_swap(dir, "memory.swap.max", swap, new, e);
 	}
 	/* v1: memory may never be above memory + swap: raise the sum first,
@@ -697,7 +693,7 @@ static int update_memory(const struct cgroup *cg, const struct jail_limits *old,
 	    pin_swap(dir, "memory.memsw.limit_in_bytes", new->memory + swap, new, e) < 0)
 		return -1;
 	if (write_ll(dir, "memory.limit_in_bytes", new->memory) < 0)
-		return limit_failed("memory", dir, "memory.limit_in_bytes", e);
+		return limit_failed(PARAM_MEMORY, dir, "memory.limit_in_bytes", e);
 	return pin_swap(dir, "memory.memsw.limit_in_bytes", new->memory + swap, new, e);
 }
 
@@ -708,7 +704,7 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 
 	if (new->nrtask != old->nrtask &&
 	    write_ll(ctrl_dir(cg, CGROUP_PIDS), "pids.max", new->nrtask) < 0)
-		return limit_failed("nrtask", ctrl_dir(cg, CGROUP_PIDS), "pids.max", e);
+		return limit_failed(PARAM_NRTASK, ctrl_dir(cg, CGROUP_PIDS), "pids.max", e);
 	if ((new->memory != old->memory || new->swap != old->swap) &&
 	    update_memory(cg, old, new, e) < 0)
 		return -1;
@@ -719,9 +715,9 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 		if (cg->layout == CGROUP_V2) {
 			snprintf(buf, sizeof(buf), "%lld %lld", quota, CPU_PERIOD_US);
 			if (write_text(dir, "cpu.max", buf) < 0)
-				return limit_failed("cpus", dir, "cpu.max", e);
+				return limit_failed(PARAM_CPUS, dir, "cpu.max", e);
 		} else if (write_ll(dir, "cpu.cfs_quota_us", quota) < 0) {
-			return limit_failed("cpus", dir, "cpu.cfs_quota_us", e);
+			return limit_failed(PARAM_CPUS, dir, "cpu.cfs_quota_us", e);
 		}
 	}
 	return 0;
@@ -730,7 +726,7 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 		  const struct jail_limits *new, struct cell_err *e)
 {
-	static const char *const flag[] = {"nrtask", "memory", "cpus"};
+	static const int param[] = {PARAM_NRTASK, PARAM_MEMORY, PARAM_CPUS};
 	bool changed[CGROUP_NCTRL] = {
 		new->nrtask != old->nrtask,
 		new->memory != old->memory || new->swap != old->swap,
@@ -740,13 +736,15 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 
 	/* Every limit checked before any is written. */
 	for (int c = 0; c < CGROUP_NCTRL; c++)
-		if (changed[c] && ctrl_dir(cg, c) == NULL)
-			return cell_err_set(
-				e, 0,
-				"%s: the jail has no %s cgroup (it was started without "
-				"--%s)",
-				c == CGROUP_MEMORY && new->memory == old->memory ? "swap" : flag[c],
-				ctrl_names[c], flag[c]);
+		if (changed[c] && ctrl_dir(cg, c) == NULL) {
+			cell_err_param(e,
+				       c == CGROUP_MEMORY && new->memory == old->memory ? PARAM_SWAP
+											: param[c],
+				       0, 0,
+				       "the jail has no %s cgroup (it was started without %s)",
+				       ctrl_names[c], param_get(param[c])->name);
+			return cell_err_ref(e, param[c], param_get(param[c])->name);
+		}
 	if ((changed[CGROUP_PIDS] && new->nrtask < 0) ||
 	    (changed[CGROUP_MEMORY] && new->memory < 0) ||
 	    (changed[CGROUP_CPU] && new->cpus_milli < 0))

@@ -62,9 +62,10 @@ int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e
 
 /* A CPU bandwidth of MILLI thousandths of a CPU (-1: none) is refused
  * above the CPUs cell may run on (its affinity), where it would limit
- * nothing: "--cpus 4: more than the 2 CPUs cell may run on", or
- * "cpus = 4: ..." when PARAM (a jail file's or cell set's spelling). */
-int cgroup_check_cpus(long long milli, bool param, struct cell_err *e);
+ * nothing: "more than the 2 CPUs cell may run on", an error about cpus
+ * (err.h).  UNUSED is no longer read: each front door spells the
+ * parameter itself (it goes once launch.c's callers change). */
+int cgroup_check_cpus(long long milli, bool unused, struct cell_err *e);
 
 /* `cell set`: writes the cgroup limits of NEW that differ from OLD (the
  * jail's current ones).  A limit whose controller the jail has no cgroup

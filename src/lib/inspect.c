@@ -28,6 +28,7 @@
 #include "landlock.h"
 #include "policy.h"
 #include "proc.h"
+#include "record.h"
 #include "store.h"
 
 static const char *const ns_names[] = {"user", "uts", "ipc", "pid", "mnt", "net", "cgroup"};
@@ -223,13 +224,13 @@ static json_t *usage_of(const json_t *state, pid_t pid)
 }
 
 /* Each rule of the policy: "enforced: <mechanisms>", "allowed" (by
- * --allow) or "off" (the jail was started without the policy). */
+ * allow) or "off" (the jail was started without the policy). */
 static json_t *policy_of(const json_t *state)
 {
 	const json_t *allow = json_object_get(state, "allow");
 	bool on = json_is_true(json_object_get(state, "policy"));
 	bool scopes = landlock_can_scope();
-	bool own_root = json_is_string(json_object_get(state, "rootfs"));
+	bool own_root = json_is_string(json_object_get(state, "path"));
 	json_t *j = json_object();
 
 	for (size_t i = 0; j != NULL && i < policy_nrules; i++) {
@@ -250,7 +251,7 @@ static json_t *policy_of(const json_t *state)
 			snprintf(text, sizeof(text), "off");
 		else if (own_root && strcmp(r->key, "host_secrets") == 0)
 			snprintf(text, sizeof(text),
-				 "not applicable: --rootfs holds no host files");
+				 "not applicable: the jail's own root (path) holds no host files");
 		else if (allowed)
 			snprintf(text, sizeof(text), "allowed%s%s", r->relaxed != NULL ? ": " : "",
 				 r->relaxed != NULL ? r->relaxed : "");
@@ -292,8 +293,8 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 		json_object_set_new(j, "usage", usage_of(state, (pid_t)pid));
 		json_object_set_new(j, "process", process_of(who > 0 ? who : (pid_t)pid));
 	}
-	json_object_set_new(j, "policy", policy_of(state));
-	json_object_set_new(j, "allow", json_deep_copy(json_object_get(state, "allow")));
+	/* "policy" is the parameter (on or off); its rules go beside it. */
+	json_object_set_new(j, "rules", policy_of(state));
 	*out = j;
 	return 0;
 }
@@ -310,6 +311,7 @@ int jail_inspect(const char *state_root, const char *name, json_t **out, struct 
 	st = rootfd >= 0 ? store_jail_peek(rootfd, name) : NULL;
 	if (st == NULL)
 		return cell_err_set(e, 0, "%s: no such jail", name);
+	record_upgrade(st);
 	{
 		cleanup_close int dirfd =
 			openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -350,6 +352,7 @@ int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cel
 
 		if (st == NULL)
 			continue;
+		record_upgrade(st);
 		/* A jail is its pid namespace: PID is in it when it sees the
 		 * same one as the jail's first process. */
 		if (jail_record_running(st, &jpid) && ns_inode(jpid, "pid", &ino) == 0 &&

@@ -16,6 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "param.h"
+
 static gid_t passwd_gid(uid_t uid)
 {
 	FILE *f = fopen("/etc/passwd", "re");
@@ -42,11 +44,11 @@ int process_set_user(const struct jail_spec *s, struct cell_err *e)
 	gid = s->has_gid ? s->gid : passwd_gid(s->uid);
 	/* Groups first: after setresuid() we may no longer change them. */
 	if (setgroups(0, NULL) < 0)
-		return cell_err_set(e, errno, "--user: drop supplementary groups");
+		return cell_err_param(e, PARAM_USER, 0, errno, "drop supplementary groups");
 	if (setresgid(gid, gid, gid) < 0)
-		return cell_err_set(e, errno, "--user: set gid %u", (unsigned int)gid);
+		return cell_err_param(e, PARAM_USER, 0, errno, "set gid %u", (unsigned int)gid);
 	if (setresuid(s->uid, s->uid, s->uid) < 0)
-		return cell_err_set(e, errno, "--user: set uid %u", (unsigned int)s->uid);
+		return cell_err_param(e, PARAM_USER, 0, errno, "set uid %u", (unsigned int)s->uid);
 	return 0;
 }
 
@@ -55,7 +57,7 @@ int process_set_workdir(const struct jail_spec *s, struct cell_err *e)
 	const char *dir = s->workdir != NULL ? s->workdir : "/";
 
 	if (chdir(dir) < 0)
-		return cell_err_set(e, errno, "--workdir %s", dir);
+		return cell_err_param(e, PARAM_WORKDIR, 0, errno, "%s", "");
 	return 0;
 }
 

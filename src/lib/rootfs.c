@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "param.h"
 
 /* Mount points the jail always gets fresh, in the order they are made. */
 static const char *const fresh_dirs[] = {"proc", "dev", "sys", "tmp", "run"};
@@ -70,13 +71,13 @@ int rootfs_check(const struct jail_spec *s, struct cell_err *e)
 
 	if (s->rootfs != NULL) {
 		if (stat(s->rootfs, &st) < 0)
-			return cell_err_set(e, errno, "--rootfs %s", s->rootfs);
+			return cell_err_param(e, PARAM_PATH, 0, errno, "%s", "");
 		if (!S_ISDIR(st.st_mode))
-			return cell_err_set(e, ENOTDIR, "--rootfs %s", s->rootfs);
+			return cell_err_param(e, PARAM_PATH, 0, ENOTDIR, "%s", "");
 	}
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (stat(s->binds[i].src, &st) < 0)
-			return cell_err_set(e, errno, "--bind %s", s->binds[i].src);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", s->binds[i].src);
 	if (s->rootfs == NULL && s->policy)
 		return check_bind_under_masks(s, e);
 	return 0;
@@ -347,13 +348,18 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 		mnt = open_tree(AT_FDCWD, b->src,
 				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (mnt < 0 || fstat(mnt, &st) < 0)
-			return cell_err_set(e, errno, "--bind %s", b->src);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", b->src);
 		if (b->ro &&
 		    mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-			return cell_err_set(e, errno, "--bind %s: make read-only", b->src);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "make read-only");
 		if (create_in_root(root, b->dst, S_ISDIR(st.st_mode), e) < 0 ||
-		    attach_in_root(mnt, root, b->dst, 0, e) < 0)
-			return cell_err_prefix(e, "--bind %s:%s", b->src, b->dst);
+		    attach_in_root(mnt, root, b->dst, 0, e) < 0) {
+			/* The reason is the mount's: the subject goes in front. */
+			e->about.param = PARAM_BIND;
+			e->about.index = (int)i;
+			e->about.at = 0;
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -418,11 +424,10 @@ static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
 			const char *m = host_secrets[k];
 
 			if (path_within(dst, m) && strcmp(dst, m) != 0 && !bind_covers(s, m))
-				return cell_err_set(
-					e, 0,
-					"--bind %s:%s: %s is masked in the embedded root; "
-					"bind %s itself to show it",
-					s->binds[i].src, dst, m, m);
+				return cell_err_param(e, PARAM_BIND, (int)i, 0,
+						      "%s is masked in the embedded root; bind %s "
+						      "itself to show it",
+						      m, m);
 		}
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cgroup.h"
+#include "param.h"
 
 /* A hybrid host like the build machine: v1 controllers, cgroup2 at
  * /sys/fs/cgroup/unified, the memory cgroup of cell somewhere deep. */
@@ -159,10 +160,10 @@ static void wanted_only_for_cgroup_limits(void **state)
 	spec_init(&s);
 	assert_false(cgroup_wanted(&s));
 	/* rlimits need no cgroup. */
-	assert_int_equal(spec_set_limit(&s, "cpu_time", "5", &e), 0);
-	assert_int_equal(spec_set_limit(&s, "nice", "3", &e), 0);
+	assert_int_equal(param_set(&s, "cpu_time", "5", NULL, &e), 0);
+	assert_int_equal(param_set(&s, "nice", "3", NULL, &e), 0);
 	assert_false(cgroup_wanted(&s));
-	assert_int_equal(spec_set_limit(&s, "nrtask", "5", &e), 0);
+	assert_int_equal(param_set(&s, "nrtask", "5", NULL, &e), 0);
 	assert_true(cgroup_wanted(&s));
 	spec_free(&s);
 }
