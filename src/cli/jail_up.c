@@ -97,8 +97,12 @@ static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, s
 		      char **exec_stop, struct cell_err *e)
 {
 	spec_init(s);
-	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0 || spec_validate(s, e) < 0)
+	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0)
 		return -1;
+	if (spec_validate(s, e) < 0) {
+		jailconf_spell(c, j, e);
+		return -1;
+	}
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(s, e) < 0)
 		return -1;
@@ -185,9 +189,14 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 		if (!sel[i])
 			continue;
 		room = make_room(root, s->name, &e);
-		if (room < 0 || (room == 0 && jail_run(s, root, &status, &e) < 0))
+		if (room == 0 && jail_run(s, root, &status, &e) < 0)
+			room = -1;
+		if (room < 0) {
+			/* What the start found about a parameter: where the
+			 * file declares it. */
+			jailconf_spell(&conf, &conf.jails[i], &e);
 			ret = cli_fail("up", &e);
-		else if (room == 1)
+		} else if (room == 1)
 			fprintf(stderr, "cell: up: jail %s: already running\n", s->name);
 		else
 			printf("%s\n", s->name);

@@ -87,7 +87,9 @@ void run_child_error(const struct run *r, struct cell_err *e)
 {
 	e->errnum = r->err.errnum;
 	e->exit_code = r->err.exit_code;
+	e->about = r->err.about;
 	memcpy(e->msg, r->err.text, sizeof(e->msg));
+	e->msg[sizeof(e->msg) - 1] = '\0';
 }
 
 void channel_rearm_deathsig(int sock)
@@ -104,7 +106,10 @@ void channel_rearm_deathsig(int sock)
 
 noreturn void channel_fail(int sock, const struct cell_err *e)
 {
-	struct child_msg m = {.type = MSG_ERROR, .errnum = e->errnum, .exit_code = e->exit_code};
+	struct child_msg m = {.type = MSG_ERROR,
+			      .errnum = e->errnum,
+			      .exit_code = e->exit_code,
+			      .about = e->about};
 
 	memcpy(m.text, e->msg, sizeof(m.text));
 	m.text[sizeof(m.text) - 1] = '\0';

@@ -28,6 +28,7 @@ struct child_msg {
 	int type;
 	int errnum;
 	int exit_code;
+	struct cell_err_about about; /* the parameter the error is about */
 	char text[sizeof(((struct cell_err *)0)->msg)];
 };
 

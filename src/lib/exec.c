@@ -62,6 +62,7 @@
 #include "ns.h"
 #include "policy.h"
 #include "process.h"
+#include "record.h"
 #include "store.h"
 #include "tty.h"
 
@@ -248,7 +249,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 		cell_err_set(e, 0, "jail %s: is not running", s->name);
 		goto out;
 	}
-	if (jail_record_spec(j.state, s, e) < 0 ||
+	if (record_exec_spec(j.state, s, e) < 0 ||
 	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
 		goto out;
 	/* The jail's mechanisms, as its start made them from the same

@@ -92,6 +92,7 @@
 #include "ns.h"
 #include "process.h"
 #include "proc.h"
+#include "record.h"
 #include "rootfs.h"
 #include "store.h"
 #include "tty.h"
@@ -362,57 +363,22 @@ static noreturn void child_main(struct child_ctx *c)
 	process_finish(&f);
 }
 
-static json_t *allow_json(unsigned int allow)
-{
-	json_t *a = json_array();
-
-	for (unsigned int bit = 1; a != NULL && spec_allow_name(bit) != NULL; bit <<= 1)
-		if (allow & bit)
-			json_array_append_new(a, json_string(spec_allow_name(bit)));
-	return a;
-}
-
-static json_t *argv_json(char *const *argv)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a != NULL && argv != NULL && argv[i] != NULL; i++)
-		json_array_append_new(a, json_string(argv[i]));
-	return a;
-}
-
-static json_t *user_json(const struct jail_spec *s)
-{
-	char buf[32];
-
-	if (!s->has_user)
-		return json_null();
-	if (s->has_gid)
-		snprintf(buf, sizeof(buf), "%u:%u", (unsigned)s->uid, (unsigned)s->gid);
-	else
-		snprintf(buf, sizeof(buf), "%u", (unsigned)s->uid);
-	return json_string(buf);
-}
-
-/* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read.
- * PHASE is "creating" (PID is then cell's own: a record that outlives
- * its creator names the cgroups to remove) or "running". */
+/* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read
+ * (record.h).  PHASE is "creating" (PID is then cell's own: a record
+ * that outlives its creator names the cgroups to remove) or "running". */
 static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, pid_t pid,
 			    unsigned long long start, int jid, time_t created, const char *phase)
 {
-	json_t *cgj = cgroup_to_json(cg);
+	struct record_run run = {.jid = jid,
+				 .pid = pid,
+				 .start_time = start,
+				 .created = created,
+				 .state = phase,
+				 .cgroup = cgroup_to_json(cg),
+				 .detach = s->detach,
+				 .autoremove = !s->detach || s->autoremove};
 
-	return json_pack("{s:s, s:i, s:I, s:I, s:s, s:s?, s:s?, s:s?, s:s, s:b, s:I, s:s, s:b, "
-			 "s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:s?, s:b}",
-			 "name", s->name, "jid", jid, "pid", (json_int_t)pid, "start_time",
-			 (json_int_t)start, "hostname", s->hostname, "domainname", s->domainname,
-			 "rootfs", s->rootfs, "workdir", s->workdir, "net",
-			 s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init, "created",
-			 (json_int_t)created, "state", phase, "policy", s->policy, "allow",
-			 allow_json(s->allow), "limits", jail_limits_json(&s->limits), "cgroup",
-			 cgj != NULL ? cgj : json_null(), "detach", s->detach, "autoremove",
-			 !s->detach || s->autoremove, "command", argv_json(s->argv), "user",
-			 user_json(s), "cgroup_parent", s->cgroup_parent, "rw", s->rw);
+	return record_new(s, &run);
 }
 
 static int record_state(struct store_jail *j, const struct jail_spec *s, const struct cgroup *cg,
@@ -512,7 +478,7 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 
 	if (rootfs_check(s, &l->child.pin, e) < 0 || rlimit_check(s, e) < 0 ||
-	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
+	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0)
 		return -1;
 	policy_build(s, &l->child.policy);
 	if (wants_own_userns(s) &&

@@ -20,6 +20,7 @@
 
 #include "channel.h"
 #include "cleanup.h"
+#include "param.h"
 #include "untrusted.h"
 
 /* The jail's /etc/passwd is the jail's: a FIFO there once hung `cell
@@ -37,13 +38,23 @@ static int passwd_gid(uid_t uid, gid_t *gid, struct cell_err *e)
 	FILE *f;
 
 	*gid = (gid_t)uid;
-	if (untrusted_read(AT_FDCWD, "/etc/passwd", 0, PASSWD_MAX, &text, &len, e) < 0)
-		return e->errnum == ENOENT ? 0 : cell_err_prefix(e, "--user %u", (unsigned int)uid);
+	if (untrusted_read(AT_FDCWD, "/etc/passwd", 0, PASSWD_MAX, &text, &len, e) < 0) {
+		char why[sizeof(e->msg)];
+		int err = e->errnum;
+
+		if (err == ENOENT)
+			return 0;
+		/* An error about the user parameter: its subject first. */
+		snprintf(why, sizeof(why), "%s", e->msg);
+		cell_err_param(e, PARAM_USER, 0, 0, "%s", why);
+		e->errnum = err;
+		return -1;
+	}
 	if (len == 0)
 		return 0;
 	f = fmemopen(text, len, "r");
 	if (f == NULL)
-		return cell_err_set(e, errno, "--user %u: read /etc/passwd", (unsigned int)uid);
+		return cell_err_param(e, PARAM_USER, 0, errno, "read /etc/passwd");
 	while ((pw = fgetpwent(f)) != NULL)
 		if (pw->pw_uid == uid) {
 			*gid = pw->pw_gid;
@@ -64,11 +75,11 @@ int process_set_user(const struct jail_spec *s, struct cell_err *e)
 		return -1;
 	/* Groups first: after setresuid() we may no longer change them. */
 	if (setgroups(0, NULL) < 0)
-		return cell_err_set(e, errno, "--user: drop supplementary groups");
+		return cell_err_param(e, PARAM_USER, 0, errno, "drop supplementary groups");
 	if (setresgid(gid, gid, gid) < 0)
-		return cell_err_set(e, errno, "--user: set gid %u", (unsigned int)gid);
+		return cell_err_param(e, PARAM_USER, 0, errno, "set gid %u", (unsigned int)gid);
 	if (setresuid(s->uid, s->uid, s->uid) < 0)
-		return cell_err_set(e, errno, "--user: set uid %u", (unsigned int)s->uid);
+		return cell_err_param(e, PARAM_USER, 0, errno, "set uid %u", (unsigned int)s->uid);
 	return 0;
 }
 
@@ -77,7 +88,7 @@ int process_set_workdir(const struct jail_spec *s, struct cell_err *e)
 	const char *dir = s->workdir != NULL ? s->workdir : "/";
 
 	if (chdir(dir) < 0)
-		return cell_err_set(e, errno, "--workdir %s", dir);
+		return cell_err_param(e, PARAM_WORKDIR, 0, errno, "%s", "");
 	return 0;
 }
 

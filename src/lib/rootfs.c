@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "param.h"
 
 /* Mount points the jail always gets fresh, in the order they are made. */
 static const char *const fresh_dirs[] = {"proc", "dev", "sys", "tmp", "run"};
@@ -79,12 +80,11 @@ static int check_owners(const char *dir, const struct stat *st, struct cell_err 
 	uid_t me = getuid();
 
 	if ((p.st_uid != 0 && p.st_uid != me) || (p.st_mode & (S_IWGRP | S_IWOTH)))
-		return cell_err_set(e, EPERM,
-				    "--rootfs %s: others than root may change it (owner %u, mode "
-				    "%04o)",
-				    dir, (unsigned int)p.st_uid, (unsigned int)(p.st_mode & 07777));
+		return cell_err_param(e, PARAM_PATH, 0, EPERM,
+				      "others than root may change it (owner %u, mode %04o)",
+				      (unsigned int)p.st_uid, (unsigned int)(p.st_mode & 07777));
 	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return cell_err_set(e, ENAMETOOLONG, "--rootfs %s", dir);
+		return cell_err_param(e, PARAM_PATH, 0, ENAMETOOLONG, "%s", "");
 	for (;;) {
 		char *slash = strrchr(path, '/');
 
@@ -92,14 +92,14 @@ static int check_owners(const char *dir, const struct stat *st, struct cell_err 
 			return 0;
 		*(slash == path ? slash + 1 : slash) = '\0';
 		if (stat(path, &p) < 0)
-			return cell_err_set(e, errno, "--rootfs %s: %s", dir, path);
+			return cell_err_param(e, PARAM_PATH, 0, errno, "%s", path);
 		if ((p.st_uid != 0 && p.st_uid != me) ||
 		    ((p.st_mode & (S_IWGRP | S_IWOTH)) && !(p.st_mode & S_ISVTX)))
-			return cell_err_set(e, EPERM,
-					    "--rootfs %s: others than root may change its parent "
-					    "%s (owner %u, mode %04o)",
-					    dir, path, (unsigned int)p.st_uid,
-					    (unsigned int)(p.st_mode & 07777));
+			return cell_err_param(
+				e, PARAM_PATH, 0, EPERM,
+				"others than root may change its parent %s (owner %u, "
+				"mode %04o)",
+				path, (unsigned int)p.st_uid, (unsigned int)(p.st_mode & 07777));
 		if (strcmp(path, "/") == 0)
 			return 0;
 	}
@@ -117,20 +117,18 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 		cleanup_close int fd = open(s->rootfs, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 		if (fd < 0 || fstat(fd, &st) < 0)
-			return cell_err_set(e, errno, "--rootfs %s", s->rootfs);
+			return cell_err_param(e, PARAM_PATH, 0, errno, "%s", "");
 		if (S_ISLNK(st.st_mode))
-			return cell_err_set(e, ELOOP,
-					    "--rootfs %s: a symlink (give the directory itself)",
-					    s->rootfs);
+			return cell_err_param(e, PARAM_PATH, 0, ELOOP,
+					      "a symlink (give the directory itself)");
 		if (!S_ISDIR(st.st_mode))
-			return cell_err_set(e, ENOTDIR, "--rootfs %s", s->rootfs);
+			return cell_err_param(e, PARAM_PATH, 0, ENOTDIR, "%s", "");
 		if (stat("/", &host) < 0)
 			return cell_err_set(e, errno, "stat /");
 		if (st.st_dev == host.st_dev && st.st_ino == host.st_ino)
-			return cell_err_set(e, EINVAL,
-					    "--rootfs %s: the host's own root (the embedded root, "
-					    "without --rootfs, is the host's files read-only)",
-					    s->rootfs);
+			return cell_err_param(e, PARAM_PATH, 0, 0,
+					      "the host's own root (the embedded root, the jail's "
+					      "without a path, is the host's files read-only)");
 		if (s->rootfs[0] == '/' && check_owners(s->rootfs, &st, e) < 0)
 			return -1;
 		pin->dev = st.st_dev;
@@ -139,7 +137,7 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 	}
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (stat(s->binds[i].src, &st) < 0)
-			return cell_err_set(e, errno, "--bind %s", s->binds[i].src);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", s->binds[i].src);
 	if (s->rootfs == NULL && s->mech.policy_mounts)
 		return check_bind_under_masks(s, e);
 	return 0;
@@ -490,16 +488,21 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 		mnt = open_tree(AT_FDCWD, b->src,
 				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (mnt < 0 || fstat(mnt, &st) < 0)
-			return cell_err_set(e, errno, "--bind %s", b->src);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", b->src);
 		/* Device nodes only when asked: a bind (even read-only)
 		 * otherwise opens the host's /dev/kvm, loop devices, kmsg to
 		 * whoever finds them in it. */
 		if (attr.attr_set != 0 &&
 		    mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-			return cell_err_set(e, errno, "--bind %s: set ro/nodev", b->src);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "set ro/nodev");
 		if (create_in_root(root, b->dst, S_ISDIR(st.st_mode), e) < 0 ||
-		    attach_in_root(mnt, root, b->dst, 0, e) < 0)
-			return cell_err_prefix(e, "--bind %s:%s", b->src, b->dst);
+		    attach_in_root(mnt, root, b->dst, 0, e) < 0) {
+			/* The reason is the mount's: the subject goes in front. */
+			e->about.param = PARAM_BIND;
+			e->about.index = (int)i;
+			e->about.at = 0;
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -576,11 +579,10 @@ static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
 			const char *m = host_secrets[k];
 
 			if (path_within(dst, m) && strcmp(dst, m) != 0 && !bind_covers(s, m))
-				return cell_err_set(
-					e, 0,
-					"--bind %s:%s: %s is masked in the embedded root; "
-					"bind %s itself to show it",
-					s->binds[i].src, dst, m, m);
+				return cell_err_param(e, PARAM_BIND, (int)i, 0,
+						      "%s is masked in the embedded root; bind %s "
+						      "itself to show it",
+						      m, m);
 		}
 	}
 	return 0;
@@ -947,9 +949,8 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 		if (fstat(root, &st) < 0)
 			return cell_err_set(e, errno, "bind root %s", what);
 		if (st.st_dev != pin->dev || st.st_ino != pin->ino)
-			return cell_err_set(
-				e, ESTALE, "--rootfs %s: replaced while the jail started (refused)",
-				what);
+			return cell_err_param(e, PARAM_PATH, 0, ESTALE,
+					      "replaced while the jail started (refused)");
 	}
 	if (s->rootfs == NULL) {
 		/* The host's files, read-only and without device nodes, before

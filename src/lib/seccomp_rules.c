@@ -138,10 +138,10 @@ const struct seccomp_arg_denial seccomp_arg_denials[] = {
  * their setgid bit (mkdir): a group to inherit gives no privilege.
  */
 const struct seccomp_setid_call seccomp_setid_calls[] = {
-	{"chmod", 0, 1, -1},	{"fchmod", 0, 1, -1}, {"fchmodat", 0, 2, -1},
+	{"chmod", 0, 1, -1},	   {"fchmod", 0, 1, -1},  {"fchmodat", 0, 2, -1},
 	{"fchmodat2", 452, 2, -1}, /* 6.6: unknown to libseccomp 2.5.4 */
-	{"creat", 0, 1, -1},	{"open", 0, 2, 1},    {"openat", 0, 3, 2},
-	{"mknod", 0, 1, -1},	{"mknodat", 0, 2, -1}, {NULL, 0, 0, -1},
+	{"creat", 0, 1, -1},	   {"open", 0, 2, 1},	  {"openat", 0, 3, 2},
+	{"mknod", 0, 1, -1},	   {"mknodat", 0, 2, -1}, {NULL, 0, 0, -1},
 };
 
 #ifndef __O_TMPFILE
@@ -243,14 +243,17 @@ static int add_setid_denials(scmp_filter_ctx ctx, uint32_t arch)
 				{c->mode_arg, SCMP_CMP_MASKED_EQ, bits[b], bits[b]}};
 
 			if (c->flags_arg < 0) {
-				if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, cmp) < 0)
+				if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, cmp) <
+				    0)
 					return -1;
 				continue;
 			}
 			for (size_t m = 0; m < 2; m++) {
 				cmp[1] = (struct scmp_arg_cmp){(unsigned int)c->flags_arg,
-							       SCMP_CMP_MASKED_EQ, makes[m], makes[m]};
-				if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, cmp) < 0)
+							       SCMP_CMP_MASKED_EQ, makes[m],
+							       makes[m]};
+				if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, cmp) <
+				    0)
 					return -1;
 			}
 		}

@@ -4,7 +4,8 @@
  * Every front door (command-line flags, a jail file, an OCI config.json)
  * is a parser that fills a jail_spec; the engine reads nothing else.  The
  * spec is plain data: strings are heap copies owned by the spec and freed
- * by spec_free().
+ * by spec_free().  Its parameters are set by name through the table of
+ * param.h, the one place that knows where each lives in this struct.
  */
 #ifndef CELL_SPEC_H
 #define CELL_SPEC_H
@@ -145,18 +146,12 @@ struct jail_spec {
 void spec_init(struct jail_spec *s);
 void spec_free(struct jail_spec *s);
 
-/* "SRC:DST[:ro|:rw]" -> *b (fields heap-allocated). */
-int spec_parse_bind(const char *arg, struct jail_bind *b, struct cell_err *e);
-int spec_add_bind(struct jail_spec *s, const char *arg, struct cell_err *e);
-
 /* Appends a copy of *R to the device rules, checking its fields. */
 int spec_add_device_rule(struct jail_spec *s, const struct jail_device_rule *r, struct cell_err *e);
 
-/* "UID[:GID]", both numeric. */
-int spec_parse_user(struct jail_spec *s, const char *arg, struct cell_err *e);
-
 /* Sets KEY=VALUE, replacing an earlier KEY.  "KEY" alone copies the
- * caller's value of KEY (as docker run -e KEY), or is ignored when unset. */
+ * caller's value of KEY (as docker run -e KEY), or is ignored when unset.
+ * Errors say what is wrong with the value only (param.h). */
 int spec_env_set(struct jail_spec *s, const char *kv, struct cell_err *e);
 /* Starts the environment from a NULL-terminated array (e.g. environ). */
 int spec_env_import(struct jail_spec *s, char *const *envp, struct cell_err *e);
@@ -168,8 +163,12 @@ int spec_set_argv(struct jail_spec *s, int argc, char *const *argv, struct cell_
 bool spec_valid_name(const char *name);
 bool spec_valid_hostname(const char *host);
 
-/* Checks the whole spec, fills the defaults that depend on other fields. */
+/* Checks the whole spec, fills the defaults that depend on other fields.
+ * An error about a parameter records it (err.h): "needs memory" is
+ * about swap, and names memory. */
 int spec_validate(struct jail_spec *s, struct cell_err *e);
+/* The checks alone, of a spec already complete (a running jail's). */
+int spec_check(const struct jail_spec *s, struct cell_err *e);
 
 /* Parses a decimal id in [0, 2^32-2]. */
 int spec_parse_id(const char *str, unsigned int *out);
@@ -181,26 +180,7 @@ int spec_parse_cpus(const char *str, long long *out);
 /* A non-negative decimal integer. */
 int spec_parse_count(const char *str, long long *out);
 
-/* --allow NAME: sets the bit, or fails listing the known names. */
-int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e);
-/* Name of one enum jail_allow bit. */
+/* Name of one enum jail_allow bit, NULL past the last. */
 const char *spec_allow_name(unsigned int bit);
-/* Sets a limit by its parameter name (nrtask, memory, swap, cpus, cpu_time,
- * memlock, data, nofile, nice) from its text value; an error names it as
- * its flag ("--cpu-time 0"), spec_set_param()'s as the parameter. */
-int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e);
-
-/*
- * Sets one jail parameter by its name, as a jail file and `cell set`
- * spell it (docs/cell.conf.5): name, host.hostname (hostname),
- * host.domainname (domainname), path (rootfs), rw, bind, env, workdir,
- * user, net, init, policy, allow.RULE, the limits (nrtask, memory, swap,
- * cpus, cpu_time, memlock, data, nofile, nice) and cgroup_parent.  VALUE
- * NULL is a boolean parameter given bare ("init;"): true.  List
- * parameters (bind, env) add one element per call.
- */
-int spec_set_param(struct jail_spec *s, const char *key, const char *value, struct cell_err *e);
-/* True when KEY names a list parameter (bind, env): += is allowed. */
-bool spec_param_is_list(const char *key);
 
 #endif

@@ -690,7 +690,7 @@ except OSError as e:
 @test "a --bind beneath a masked directory is refused, not an unmasking" {
 	run cell run --bind "$WORK:/var/lib/dpkg:ro" -- ls /var/lib
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: run: --bind $WORK:/var/lib/dpkg: /var/lib is masked in the embedded root; bind /var/lib itself to show it" ]
+	[ "$output" = "cell: run: --bind $WORK:/var/lib/dpkg:ro: /var/lib is masked in the embedded root; bind /var/lib itself to show it" ]
 }
 
 @test "a --bind of a masked directory itself shows it, and only it" {

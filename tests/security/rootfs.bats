@@ -160,7 +160,7 @@ while True:
 	run jail_sh --bind "$WORK/devs:/tmp/devs:ro" 'head -c1 /tmp/devs/zero >/dev/null 2>&1 && echo opened; echo done'
 	[ "$status" -eq 0 ]
 	[ "$output" = done ]
-	run jail_sh --bind "$WORK/devs:/tmp/devs:ro,dev" 'head -c1 /tmp/devs/zero >/dev/null 2>&1 && echo opened; echo done'
+	run jail_sh --bind "$WORK/devs:/tmp/devs:ro:dev" 'head -c1 /tmp/devs/zero >/dev/null 2>&1 && echo opened; echo done'
 	[ "$status" -eq 0 ]
 	[ "$output" = "opened
 done" ]

@@ -12,6 +12,7 @@
 #include "caps.h"
 #include "devices.h"
 #include "landlock.h"
+#include "param.h"
 #include "policy.h"
 
 static void defaults(struct jail_spec *s)
@@ -91,7 +92,7 @@ static void each_allow_relaxes_its_rule_only(void **state)
 		struct cell_err e;
 
 		spec_init(&s);
-		assert_int_equal(spec_allow(&s, allows[a], &e), 0);
+		assert_int_equal(param_set(&s, "allow", allows[a], NULL, &e), 0);
 		defaults(&s);
 		for (size_t i = 0; i < policy_nrules; i++) {
 			const char *want = strcmp(policy_rules[i].key, allows[a]) == 0 ? "allowed"
@@ -109,7 +110,7 @@ static void set_hostname_keeps_sys_admin_in_its_own_user_namespace(void **state)
 	struct cell_err e;
 
 	spec_init(&s);
-	assert_int_equal(spec_allow(&s, "set_hostname", &e), 0);
+	assert_int_equal(param_set(&s, "allow", "set_hostname", NULL, &e), 0);
 	defaults(&s);
 	assert_true(s.mech.own_userns);
 	assert_true(s.mech.caps.bounding & CAPS_BIT(CAP_SYS_ADMIN));
@@ -163,7 +164,7 @@ static void standard_devices_only_where_nodes_could_be(void **state)
 	assert_int_equal(s.ndevices, devices_nstandard);
 	spec_free(&s);
 	spec_init(&s);
-	assert_int_equal(spec_add_bind(&s, "/tmp:/mnt", &e), 0);
+	assert_int_equal(param_set(&s, "bind", "/tmp:/mnt", NULL, &e), 0);
 	s.policy = false;
 	defaults(&s);
 	assert_int_equal(s.ndevices, 0);
