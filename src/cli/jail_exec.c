@@ -135,7 +135,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 	if (spec_set_argv(&s, optind < argc ? argc - optind : 1,
 			  optind < argc ? argv + optind : default_cmd, &e) < 0)
 		goto fail;
-	s.tty = force_tty || (!no_tty && isatty(STDIN_FILENO));
+	s.proc.terminal = force_tty || (!no_tty && isatty(STDIN_FILENO));
 	if (!clear && spec_env_import(&s, environ, &e) < 0)
 		goto fail;
 	for (size_t i = 0; i < nenv; i++)
@@ -143,7 +143,8 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 			cli_spell_flag_text(&e, param_get(PARAM_ENV), envs[i]);
 			goto fail;
 		}
-	if (s.tty && spec_env_get(&s, "TERM") == NULL && spec_env_set(&s, "TERM=xterm", &e) < 0)
+	if (s.proc.terminal && spec_env_get(&s, "TERM") == NULL &&
+	    spec_env_set(&s, "TERM=xterm", &e) < 0)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;

@@ -162,8 +162,8 @@ static int parse_param(const struct param *p, struct jail_spec *s, const char *a
 	return 0;
 }
 
-static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args *env,
-		     bool *force_tty, bool *no_tty, struct cell_err *e)
+static int parse_run(int argc, char **argv, struct jail_spec *s, struct launch_opts *o,
+		     struct env_args *env, bool *force_tty, bool *no_tty, struct cell_err *e)
 {
 	struct run_opts ro;
 	int c;
@@ -184,10 +184,10 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 		}
 		switch (c) {
 		case 'd':
-			s->detach = true;
+			o->detach = true;
 			break;
 		case OPT_RM:
-			s->autoremove = true;
+			o->autoremove = true;
 			break;
 		case OPT_CLEAR_ENV:
 			env->clear = true;
@@ -225,6 +225,7 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 {
 	static char *const default_cmd[] = {"/bin/sh", NULL};
 	struct jail_spec s;
+	struct launch_opts o = {.state_root = g->root};
 	struct env_args env = {.v = calloc((size_t)argc, sizeof(char *))};
 	struct cell_err e;
 	bool force_tty = false, no_tty = false;
@@ -236,7 +237,7 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		cell_err_set(&e, ENOMEM, "arguments");
 		goto fail;
 	}
-	first = parse_run(argc, argv, &s, &env, &force_tty, &no_tty, &e);
+	first = parse_run(argc, argv, &s, &o, &env, &force_tty, &no_tty, &e);
 	if (first == -2)
 		goto out; /* the option's error is printed */
 	if (first < 0)
@@ -245,17 +246,17 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		cell_err_set(&e, 0, "--tty and --no-tty are exclusive");
 		goto fail;
 	}
-	if (s.detach && force_tty) {
+	if (o.detach && force_tty) {
 		cell_err_set(&e, 0, "--tty needs a jail in the foreground (not -d)");
 		goto fail;
 	}
-	if (s.autoremove && !s.detach) {
+	if (o.autoremove && !o.detach) {
 		cell_err_set(&e, 0, "--rm is for -d: a jail in the foreground is always removed");
 		goto fail;
 	}
-	s.tty = !s.detach && (force_tty || (!no_tty && isatty(STDIN_FILENO)));
-	s.keep_stdout = s.detach && kept_output(STDOUT_FILENO);
-	s.keep_stderr = s.detach && kept_output(STDERR_FILENO);
+	s.proc.terminal = !o.detach && (force_tty || (!no_tty && isatty(STDIN_FILENO)));
+	o.keep_stdout = o.detach && kept_output(STDOUT_FILENO);
+	o.keep_stderr = o.detach && kept_output(STDERR_FILENO);
 	if (first < argc) {
 		if (spec_set_argv(&s, argc - first, argv + first, &e) < 0)
 			goto fail;
@@ -267,14 +268,15 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 	for (size_t i = 0; i < env.n; i++)
 		if (parse_param(param_get(PARAM_ENV), &s, env.v[i], &e) < 0)
 			goto fail;
-	if (s.tty && spec_env_get(&s, "TERM") == NULL && spec_env_set(&s, "TERM=xterm", &e) < 0)
+	if (s.proc.terminal && spec_env_get(&s, "TERM") == NULL &&
+	    spec_env_set(&s, "TERM=xterm", &e) < 0)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(&s, &e) < 0)
 		goto fail;
-	if (jail_run(&s, g->root, &status, &e) < 0) {
+	if (jail_run(&s, &o, &status, &e) < 0) {
 		cli_spell_flags(&e, &s);
 		if (status < 0)
 			goto fail;
@@ -282,7 +284,7 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		 * status is still cell's. */
 		cli_fail("run", &e);
 	}
-	if (s.detach) {
+	if (o.detach) {
 		printf("%s\n", s.name);
 		fflush(stdout);
 	}

@@ -106,7 +106,6 @@ static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, s
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(s, e) < 0)
 		return -1;
-	s->detach = true;
 	return 0;
 }
 
@@ -184,12 +183,13 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 	}
 	for (size_t i = 0; i < conf.njails; i++) {
 		struct jail_spec *s = &specs[i];
+		struct launch_opts o = {.state_root = root, .detach = true};
 		int status, room;
 
 		if (!sel[i])
 			continue;
 		room = make_room(root, s->name, &e);
-		if (room == 0 && jail_run(s, root, &status, &e) < 0)
+		if (room == 0 && jail_run(s, &o, &status, &e) < 0)
 			room = -1;
 		if (room < 0) {
 			/* What the start found about a parameter: where the

@@ -93,13 +93,13 @@ static noreturn void exec_process(const struct exec_child *c)
 		cell_err_set(&e, errno, "prctl");
 		channel_fail(c->sock, &e);
 	}
-	if (!s->tty && setsid() < 0) {
+	if (!s->proc.terminal && setsid() < 0) {
 		cell_err_set(&e, errno, "setsid");
 		channel_fail(c->sock, &e);
 	}
 	close(c->jail_pidfd);
 	umask(022);
-	if (s->tty) {
+	if (s->proc.terminal) {
 		struct child_msg m = {.type = MSG_PTY};
 		char path[32];
 
@@ -120,7 +120,7 @@ static noreturn void exec_process(const struct exec_child *c)
 		.sock = c->sock,
 		.tty_slave = slave,
 		.log_fd = -1,
-		.rearm_deathsig = s->has_user,
+		.rearm_deathsig = s->proc.has_user,
 		.outlive_cell = false,
 		.umask = c->umask,
 		.sigmask = c->parent,

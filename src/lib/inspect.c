@@ -245,7 +245,7 @@ static json_t *policy_of(const json_t *state)
 		const char *st = policy_rule_state(r, &s);
 		char text[512];
 
-		if (strcmp(st, "enforced") == 0 && own_root && strcmp(r->key, "host_secrets") == 0)
+		if (own_root && strcmp(r->key, "host_secrets") == 0 && s.policy)
 			snprintf(text, sizeof(text),
 				 "not applicable: the jail's own root (path) holds no host files");
 		else if (strcmp(st, "allowed") == 0)

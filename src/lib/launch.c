@@ -105,6 +105,7 @@
 /* Everything the child needs, prepared by the parent before the clone. */
 struct child_ctx {
 	const struct jail_spec *spec;
+	const struct launch_opts *opts;
 	const struct cgroup *cgroup;
 	struct policy policy;  /* compiled before the clone */
 	char *attach;	       /* where the new root is attached: the state dir */
@@ -213,7 +214,7 @@ static void child_enter(struct child_ctx *c, struct cell_err *e)
 	/* Without a pty of its own the jail shares cell's terminal: in a
 	 * session of its own, that terminal is not its controlling one, and
 	 * the kernel refuses it TIOCSTI (typing into the host's shell). */
-	if (!s->tty && setsid() < 0) {
+	if (!s->proc.terminal && setsid() < 0) {
 		cell_err_set(e, errno, "setsid");
 		child_fail(c, e);
 	}
@@ -255,7 +256,6 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
  */
 static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool has_tty)
 {
-	const struct jail_spec *s = c->spec;
 	struct cell_err e;
 	int status_fd = -1, memfd = -1;
 
@@ -268,12 +268,12 @@ static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool 
 		cell_err_set(&e, errno, "--init: make pid 1 non-dumpable");
 		child_fail(c, &e);
 	}
-	if ((has_tty || s->detach) && redirect_stdio_to_null() < 0) {
+	if ((has_tty || c->opts->detach) && redirect_stdio_to_null() < 0) {
 		cell_err_set(&e, errno, "--init: stdio of pid 1 to /dev/null");
 		child_fail(c, &e);
 	}
 	/* A detached jail outlives its cell. */
-	if (s->detach && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0) {
+	if (c->opts->detach && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0) {
 		cell_err_set(&e, errno, "--init: clear the parent-death signal");
 		child_fail(c, &e);
 	}
@@ -316,7 +316,7 @@ static noreturn void child_main(struct child_ctx *c)
 	if (rootfs_pivot(s, &e) < 0 || rootfs_verify(s, &e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "pivoted", LAUNCH_HOLD_POSTPIVOT);
-	if (s->tty)
+	if (s->proc.terminal)
 		slave = child_terminal(c, &e);
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
@@ -354,9 +354,11 @@ static noreturn void child_main(struct child_ctx *c)
 		.policy = &c->policy,
 		.sock = c->sock,
 		.tty_slave = slave,
-		.log_fd = s->detach ? c->log_fd : -1,
-		.rearm_deathsig = s->has_user && !s->detach,
-		.outlive_cell = s->detach && !s->init,
+		.log_fd = c->opts->detach ? c->log_fd : -1,
+		.keep_stdout = c->opts->keep_stdout,
+		.keep_stderr = c->opts->keep_stderr,
+		.rearm_deathsig = s->proc.has_user && !c->opts->detach,
+		.outlive_cell = c->opts->detach && !s->init,
 		.umask = c->umask,
 		.sigmask = c->parent,
 	};
@@ -366,8 +368,9 @@ static noreturn void child_main(struct child_ctx *c)
 /* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read
  * (record.h).  PHASE is "creating" (PID is then cell's own: a record
  * that outlives its creator names the cgroups to remove) or "running". */
-static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, pid_t pid,
-			    unsigned long long start, int jid, time_t created, const char *phase)
+static json_t *state_record(const struct jail_spec *s, const struct launch_opts *o,
+			    const struct cgroup *cg, pid_t pid, unsigned long long start, int jid,
+			    time_t created, const char *phase)
 {
 	struct record_run run = {.jid = jid,
 				 .pid = pid,
@@ -375,14 +378,15 @@ static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, 
 				 .created = created,
 				 .state = phase,
 				 .cgroup = cgroup_to_json(cg),
-				 .detach = s->detach,
-				 .autoremove = !s->detach || s->autoremove};
+				 .detach = o->detach,
+				 .autoremove = !o->detach || o->autoremove};
 
 	return record_new(s, &run);
 }
 
-static int record_state(struct store_jail *j, const struct jail_spec *s, const struct cgroup *cg,
-			pid_t pid, time_t created, const char *phase, struct cell_err *e)
+static int record_state(struct store_jail *j, const struct jail_spec *s,
+			const struct launch_opts *o, const struct cgroup *cg, pid_t pid,
+			time_t created, const char *phase, struct cell_err *e)
 {
 	unsigned long long start;
 	json_t *st;
@@ -391,7 +395,7 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, const s
 	if (proc_start_time(pid, &start) < 0)
 		return cell_err_set(e, errno, "jail %s: read start time of pid %d", s->name,
 				    (int)pid);
-	st = state_record(s, cg, pid, start, j->jid, created, phase);
+	st = state_record(s, o, cg, pid, start, j->jid, created, phase);
 	if (st == NULL)
 		return cell_err_set(e, ENOMEM, "jail %s: state", s->name);
 	ret = store_jail_write(j, st, e);
@@ -520,7 +524,7 @@ static int stage_cgroups(struct launch *l, struct cell_err *e)
 
 	if (cgroup_plan(&l->cg, s, l->opts->state_root, e) < 0 ||
 	    (l->cg.layout != CGROUP_NONE &&
-	     record_state(&l->jail, s, &l->cg, getpid(), l->created, "creating", e) < 0))
+	     record_state(&l->jail, s, l->opts, &l->cg, getpid(), l->created, "creating", e) < 0))
 		return -1;
 	testpoint_pause("run:recorded");
 	if (cgroup_make(&l->cg, s, e) < 0)
@@ -545,7 +549,7 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 	struct child_ctx *c = &l->child;
 
-	if (s->detach) {
+	if (l->opts->detach) {
 		c->log_fd = open_jail_file(&l->jail, "log", O_APPEND, e);
 		if (c->log_fd < 0)
 			return -1;
@@ -631,7 +635,8 @@ static int stage_start(struct launch *l, struct cell_err *e)
 	struct run *r = &l->r;
 
 	if ((l->cg.layout == CGROUP_V1 && cgroup_add_pid(&l->cg, r->pid, e) < 0) ||
-	    record_state(&l->jail, l->spec, &l->cg, r->pid, l->created, "running", e) < 0 ||
+	    record_state(&l->jail, l->spec, l->opts, &l->cg, r->pid, l->created, "running", e) <
+		    0 ||
 	    send_byte(r, 'g', e) < 0)
 		return -1;
 	testpoint_pause("run:started");
@@ -667,7 +672,7 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 		run_child_error(&l->r, e);
 		return cell_err_prefix(e, "jail %s", l->spec->name);
 	}
-	if (l->spec->detach)
+	if (l->opts->detach)
 		testpoint_pause("run:execd");
 	return 0;
 }
@@ -717,7 +722,7 @@ static int leave_detached(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 	int ret = 0;
 
-	if (s->autoremove &&
+	if (l->opts->autoremove &&
 	    jail_watch_remove(l->opts->state_root, s->name, l->r.pid, l->r.pidfd, e) < 0)
 		ret = -1;
 	run_close(&l->r, l->sv);
@@ -759,43 +764,6 @@ static int wait_and_release(struct launch *l, int *status, struct cell_err *e)
 	return ret;
 }
 
-int jail_launch(const struct jail_spec *s, const struct launch_opts *o, int *status,
-		struct cell_err *e)
-{
-	struct launch l = {
-		.spec = s,
-		.opts = o,
-		.child = {.spec = s,
-			  .sock = -1,
-			  .log_fd = -1,
-			  .exit_fd = -1,
-			  .init_fd = -1,
-			  .hold = o->hold},
-		.jail = {.dirfd = -1},
-		.rootfd = -1,
-		.sv = {-1, -1},
-		.created = time(NULL),
-	};
-	int ret;
-
-	*status = -1;
-	l.child.cgroup = &l.cg;
-	cgroup_init(&l.cg);
-	run_init(&l.r);
-	ns_own_init(&l.child.own);
-	if (run_stages(&l, e) < 0) {
-		ret = -1;
-	} else if (s->detach) {
-		*status = 0;
-		ret = leave_detached(&l, e);
-	} else {
-		ret = wait_and_release(&l, status, e);
-	}
-	if (l.rootfd >= 0)
-		close(l.rootfd);
-	return ret;
-}
-
 #ifdef CELL_TESTPOINTS
 /* Test builds: cell pauses while the child is held. */
 static int pause_at_hold(enum launch_hold where, pid_t pid, void *ctx, struct cell_err *e)
@@ -804,25 +772,58 @@ static int pause_at_hold(enum launch_hold where, pid_t pid, void *ctx, struct ce
 	return 0;
 }
 
-static unsigned int test_holds(void)
+/* CELL_TEST_HOLD=prepivot|postpivot, when the caller asks for no hold. */
+static void test_holds(struct launch_opts *o)
 {
 	const char *h = getenv("CELL_TEST_HOLD");
 
-	if (h == NULL)
-		return 0;
-	return strcmp(h, "prepivot") == 0    ? LAUNCH_HOLD_PREPIVOT
-	       : strcmp(h, "postpivot") == 0 ? LAUNCH_HOLD_POSTPIVOT
-					     : 0;
+	if (h == NULL || o->hold != 0)
+		return;
+	o->hold = strcmp(h, "prepivot") == 0	? LAUNCH_HOLD_PREPIVOT
+		  : strcmp(h, "postpivot") == 0 ? LAUNCH_HOLD_POSTPIVOT
+						: 0;
+	o->on_hold = pause_at_hold;
 }
 #endif
 
-int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
+int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *status,
+	     struct cell_err *e)
 {
-	struct launch_opts o = {.state_root = state_root};
+	struct launch_opts o = *opts;
+	struct launch l = {
+		.spec = s,
+		.opts = &o,
+		.child = {.spec = s,
+			  .opts = &o,
+			  .sock = -1,
+			  .log_fd = -1,
+			  .exit_fd = -1,
+			  .init_fd = -1},
+		.jail = {.dirfd = -1},
+		.rootfd = -1,
+		.sv = {-1, -1},
+		.created = time(NULL),
+	};
+	int ret;
 
 #ifdef CELL_TESTPOINTS
-	o.hold = test_holds();
-	o.on_hold = pause_at_hold;
+	test_holds(&o);
 #endif
-	return jail_launch(s, &o, status, e);
+	l.child.hold = o.hold;
+	*status = -1;
+	l.child.cgroup = &l.cg;
+	cgroup_init(&l.cg);
+	run_init(&l.r);
+	ns_own_init(&l.child.own);
+	if (run_stages(&l, e) < 0) {
+		ret = -1;
+	} else if (o.detach) {
+		*status = 0;
+		ret = leave_detached(&l, e);
+	} else {
+		ret = wait_and_release(&l, status, e);
+	}
+	if (l.rootfd >= 0)
+		close(l.rootfd);
+	return ret;
 }

@@ -42,7 +42,7 @@ STR_FIELD(name_of, name)
 STR_FIELD(hostname_of, hostname)
 STR_FIELD(domainname_of, domainname)
 STR_FIELD(rootfs_of, rootfs)
-STR_FIELD(workdir_of, workdir)
+STR_FIELD(workdir_of, proc.cwd)
 STR_FIELD(cgroup_parent_of, cgroup_parent)
 BOOL_FIELD(rw_of, rw)
 BOOL_FIELD(init_of, init)
@@ -473,14 +473,14 @@ static int load_env(const struct param *p, struct jail_spec *s, const char *text
 static int format_env(const struct param *p, const struct jail_spec *s, size_t i, char **out)
 {
 	*out = NULL;
-	return i >= s->nenv ? 0 : dup_out(s->env[i], out);
+	return i >= s->proc.nenv ? 0 : dup_out(s->proc.env[i], out);
 }
 
 static void clear_env(const struct param *p, struct jail_spec *s)
 {
-	param_strv_free(s->env, s->nenv);
-	s->env = NULL;
-	s->nenv = 0;
+	param_strv_free(s->proc.env, s->proc.nenv);
+	s->proc.env = NULL;
+	s->proc.nenv = 0;
 }
 
 static const char *const allow_known =
@@ -524,33 +524,33 @@ static void clear_allow(const struct param *p, struct jail_spec *s)
 static int parse_command(const struct param *p, struct jail_spec *s, const char *text,
 			 struct cell_err *e)
 {
-	size_t n = strv_len(s->argv);
+	size_t n = strv_len(s->proc.argv);
 	char *copy, **v;
 
 	if (text == NULL)
 		return cell_err_set(e, 0, "needs a value");
 	copy = strdup(text);
-	v = copy != NULL ? realloc(s->argv, (n + 2) * sizeof(*v)) : NULL;
+	v = copy != NULL ? realloc(s->proc.argv, (n + 2) * sizeof(*v)) : NULL;
 	if (v == NULL) {
 		free(copy);
 		return cell_err_set(e, ENOMEM, "%s", "");
 	}
 	v[n] = copy;
 	v[n + 1] = NULL;
-	s->argv = v;
+	s->proc.argv = v;
 	return 0;
 }
 
 static int format_command(const struct param *p, const struct jail_spec *s, size_t i, char **out)
 {
 	*out = NULL;
-	return i >= strv_len(s->argv) ? 0 : dup_out(s->argv[i], out);
+	return i >= strv_len(s->proc.argv) ? 0 : dup_out(s->proc.argv[i], out);
 }
 
 static void clear_command(const struct param *p, struct jail_spec *s)
 {
-	param_strv_free(s->argv, strv_len(s->argv));
-	s->argv = NULL;
+	param_strv_free(s->proc.argv, strv_len(s->proc.argv));
+	s->proc.argv = NULL;
 }
 
 /* ---- values of their own ---- */
@@ -572,20 +572,20 @@ static int parse_user(const struct param *p, struct jail_spec *s, const char *te
 		*colon++ = '\0';
 	if (spec_parse_id(copy, &uid) < 0 || (colon != NULL && spec_parse_id(colon, &gid) < 0))
 		return cell_err_set(e, 0, "expected UID[:GID], numeric");
-	s->has_user = true;
-	s->uid = uid;
-	s->has_gid = colon != NULL;
-	s->gid = gid;
+	s->proc.has_user = true;
+	s->proc.uid = uid;
+	s->proc.has_gid = colon != NULL;
+	s->proc.gid = gid;
 	return 0;
 }
 
 static int format_user(const struct param *p, const struct jail_spec *s, size_t i, char **out)
 {
 	*out = NULL;
-	if (i > 0 || !s->has_user)
+	if (i > 0 || !s->proc.has_user)
 		return 0;
-	if ((s->has_gid ? asprintf(out, "%u:%u", (unsigned)s->uid, (unsigned)s->gid)
-			: asprintf(out, "%u", (unsigned)s->uid)) < 0) {
+	if ((s->proc.has_gid ? asprintf(out, "%u:%u", (unsigned)s->proc.uid, (unsigned)s->proc.gid)
+			     : asprintf(out, "%u", (unsigned)s->proc.uid)) < 0) {
 		*out = NULL;
 		return -1;
 	}
@@ -594,9 +594,9 @@ static int format_user(const struct param *p, const struct jail_spec *s, size_t 
 
 static void clear_user(const struct param *p, struct jail_spec *s)
 {
-	s->has_user = s->has_gid = false;
-	s->uid = 0;
-	s->gid = 0;
+	s->proc.has_user = s->proc.has_gid = false;
+	s->proc.uid = 0;
+	s->proc.gid = 0;
 }
 
 static int parse_net(const struct param *p, struct jail_spec *s, const char *text,

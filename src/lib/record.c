@@ -81,7 +81,7 @@ int record_exec_spec(const json_t *rec, struct jail_spec *s, struct cell_err *e)
 		const struct param *p = &param_table[i];
 
 		if (p->id == PARAM_NAME || (p->process && p->id != PARAM_USER) ||
-		    (p->id == PARAM_USER && s->has_user))
+		    (p->id == PARAM_USER && s->proc.has_user))
 			continue;
 		ret = param_copy(p, s, &jail, e);
 	}

@@ -138,8 +138,7 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (stat(s->binds[i].src, &st) < 0)
 			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", s->binds[i].src);
-	if (s->rootfs == NULL && s->mech.policy_mounts)
-		return check_bind_under_masks(s, e);
+	return check_bind_under_masks(s, e);
 	return 0;
 }
 
@@ -458,7 +457,7 @@ static int build_dev(const struct jail_spec *s, struct cell_err *e)
 	if (mkdirat(dev, "pts", 0755) < 0 || mkdirat(dev, "shm", 01777) < 0 ||
 	    mkdirat(dev, "mqueue", 0755) < 0)
 		return cell_err_set(e, errno, "mkdir in /dev");
-	if (s->tty) {
+	if (s->proc.terminal) {
 		/* The pty slave is bound here once it exists. */
 		int fd = openat(dev, "console", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
 		if (fd < 0)
@@ -507,43 +506,22 @@ static int setup_binds(int root, const struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
-/* Kernel interfaces a jail may read but not write, in its proc: sysctls
- * above all; pressure, whose files take triggers that the kernel polls. */
-static const char *const proc_readonly[] = {"sys", "sysrq-trigger", "bus", "fs", "irq", "pressure"};
-/*
- * Kernel interfaces a jail may not even read, in its proc: the kernel's
- * memory, addresses and keys, and what the kernel shares between all
- * jails and the host, which one jail would read the others' activity
- * from: slabinfo and vmallocinfo (allocations, a side channel and the
- * aid of heap exploits), kpageflags/kpagecount/kpagecgroup (every
- * physical page: rowhammer and page-cache side channels), iomem
- * (physical addresses, KASLR), config.gz (the kernel's exact build),
- * key-users (every uid's key quota), tty/driver (every tty of the host).
- */
-static const char *const proc_masked[] = {
-	"kcore",       "keys",	"kallsyms",  "timer_list",  "sched_debug", "latency_stats",
-	"acpi",	       "scsi",	"slabinfo",  "vmallocinfo", "kpageflags",  "kpagecount",
-	"kpagecgroup", "iomem", "config.gz", "key-users",   "tty/driver"};
-/* And in its sysfs: the firmware's tables (ACPI, EFI variables). */
-static const char *const sys_masked[] = {"firmware"};
+/* PATH's part beneath TOP ("/proc/sys" beneath "/proc": "sys"), or NULL
+ * when PATH does not lie strictly beneath TOP. */
+static const char *beneath(const char *path, const char *top)
+{
+	size_t n = strlen(top);
 
-/* The host's secrets, masked in the embedded root (docs/cell.8 lists them). */
-static const char *const host_secrets[] = {
-	"/etc/shadow",
-	"/etc/shadow-",
-	"/etc/gshadow",
-	"/etc/gshadow-",
-	"/etc/security/opasswd",
-	"/etc/ssl/private",
-	"/root",
-	"/home",
-	"/var/lib",
-	"/var/backups",
-	"/var/mail",
-	"/var/spool",
-	"/var/log",
-	"/var/cache",
-};
+	return strncmp(path, top, n) == 0 && path[n] == '/' && path[n + 1] != '\0' ? path + n + 1
+										   : NULL;
+}
+
+/* A path the jail's fresh proc or sysfs holds: done through their
+ * descriptors, not in the tree. */
+static bool in_kernel_fs(const char *path)
+{
+	return beneath(path, "/proc") != NULL || beneath(path, "/sys") != NULL;
+}
 
 /* True when PATH is DIR or lies beneath it. */
 static bool path_within(const char *path, const char *dir)
@@ -568,16 +546,18 @@ static bool bind_covers(const struct jail_spec *s, const char *path)
 	return false;
 }
 
-/* A bind destination inside a masked directory of the embedded root:
- * the mask is read-only and empty, there is nowhere to mount it. */
+/* A bind destination inside a masked directory of the tree: the mask is
+ * read-only and empty, there is nowhere to mount it. */
 static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
 {
 	for (size_t i = 0; i < s->nbinds; i++) {
 		const char *dst = s->binds[i].dst;
 
-		for (size_t k = 0; k < sizeof(host_secrets) / sizeof(host_secrets[0]); k++) {
-			const char *m = host_secrets[k];
+		for (size_t k = 0; k < s->mech.nmasked; k++) {
+			const char *m = s->mech.masked[k];
 
+			if (in_kernel_fs(m))
+				continue;
 			if (path_within(dst, m) && strcmp(dst, m) != 0 && !bind_covers(s, m))
 				return cell_err_param(e, PARAM_BIND, (int)i, 0,
 						      "%s is masked in the embedded root; bind %s "
@@ -720,25 +700,44 @@ static int mask_beneath(int mnt, const char *rel, const char *host, struct masks
 	return target < 0 ? 0 : mask_opened(host, target, m, e);
 }
 
-/* The policy's protections of a fresh proc or sysfs (policy.c, "sysctl
- * writes"), done to the mount MNT itself, detached, before it is attached:
- * by its descriptor, never by a path of the jail's tree. */
-static int protect_kernel_fs(int mnt, const char *top, const char *const *readonly, size_t nro,
-			     const char *const *masked, size_t nmask, struct masks *m,
-			     struct cell_err *e)
+/* The protections of the mechanisms M that lie beneath TOP ("/proc",
+ * "/sys"), done to the fresh mount MNT itself, detached, before it is
+ * attached: by its descriptor, never by a path of the jail's tree. */
+static int protect_kernel_fs(int mnt, const char *top, const struct jail_mechanisms *m,
+			     struct masks *masks, struct cell_err *e)
 {
-	char host[PATH_MAX];
+	for (size_t i = 0; i < m->nreadonly; i++) {
+		const char *rel = beneath(m->readonly[i], top);
 
-	for (size_t i = 0; i < nro; i++) {
-		snprintf(host, sizeof(host), "%s/%s", top, readonly[i]);
-		if (readonly_beneath(mnt, readonly[i], host, e) < 0)
+		if (rel != NULL && readonly_beneath(mnt, rel, m->readonly[i], e) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < nmask; i++) {
-		snprintf(host, sizeof(host), "%s/%s", top, masked[i]);
-		if (mask_beneath(mnt, masked[i], host, m, e) < 0)
+	for (size_t i = 0; i < m->nmasked; i++) {
+		const char *rel = beneath(m->masked[i], top);
+
+		if (rel != NULL && mask_beneath(mnt, rel, m->masked[i], masks, e) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* A read-only bind of PATH of the jail's tree on itself. */
+static int readonly_in_tree(int root, const char *path, struct cell_err *e)
+{
+	struct mount_attr ro = {.attr_set =
+					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
+	cleanup_close int clone = -1;
+
+	if (target < 0)
+		return missing_path(path, errno, "make read-only", e);
+	clone = open_tree(target, "",
+			  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (clone < 0 ||
+	    mount_setattr(clone, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
+	    move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+		    0)
+		return cell_err_set(e, errno, "make %s read-only", path);
 	return 0;
 }
 
@@ -816,22 +815,25 @@ static int mask_state_root(int root, const struct jail_spec *s, const char *atta
 	return mask_opened(inside, target, m, e);
 }
 
-/* The policy's masks in the jail's tree (policy.c, "host secrets"). */
-static int setup_policy_masks(int root, const struct jail_spec *s, const char *attach,
-			      struct masks *m, struct cell_err *e)
+/* The mechanisms' protections in the jail's tree, outside /proc and
+ * /sys (the host's secrets in the embedded root); a bind at or above
+ * a path uncovers it. */
+static int setup_tree_protections(int root, const struct jail_spec *s, const char *attach,
+				  struct masks *m, struct cell_err *e)
 {
+	const struct jail_mechanisms *mech = &s->mech;
 	int ret = 0;
 
-	if (s->rootfs == NULL) {
-		for (size_t i = 0; ret == 0 && i < sizeof(host_secrets) / sizeof(host_secrets[0]);
-		     i++)
-			if (!bind_covers(s, host_secrets[i]))
-				ret = mask_path(root, host_secrets[i], m, e);
-		/* A bind onto one key file stacks over its mask. */
-		if (ret == 0 && !bind_covers(s, "/etc/ssh"))
-			ret = mask_ssh_host_keys(root, m, e);
-	}
-	if (ret == 0)
+	for (size_t i = 0; ret == 0 && i < mech->nreadonly; i++)
+		if (!in_kernel_fs(mech->readonly[i]) && !bind_covers(s, mech->readonly[i]))
+			ret = readonly_in_tree(root, mech->readonly[i], e);
+	for (size_t i = 0; ret == 0 && i < mech->nmasked; i++)
+		if (!in_kernel_fs(mech->masked[i]) && !bind_covers(s, mech->masked[i]))
+			ret = mask_path(root, mech->masked[i], m, e);
+	/* A bind onto one key file stacks over its mask. */
+	if (ret == 0 && mech->mask_ssh_host_keys && !bind_covers(s, "/etc/ssh"))
+		ret = mask_ssh_host_keys(root, m, e);
+	if (ret == 0 && mech->policy_mounts)
 		ret = mask_state_root(root, s, attach, m, e);
 	return ret;
 }
@@ -855,7 +857,6 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 		{"size", tmpfs_size(s, TMPFS_RUN_DEFAULT, run_size, sizeof(run_size))},
 		{NULL, NULL}};
 	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
-	const bool protect = s->mech.policy_mounts;
 	cleanup_close int dev = build_dev(s, e);
 	cleanup_close int proc = -1, sys = -1;
 	struct masks m = {-1, -1};
@@ -873,18 +874,12 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 		goto out;
 	/* A proc of the jail's own pid namespace: it shows only the jail. */
 	proc = fresh_mount("proc", "/proc", NULL, hard, e);
-	if (proc < 0 ||
-	    (protect &&
-	     protect_kernel_fs(proc, "/proc", proc_readonly,
-			       sizeof(proc_readonly) / sizeof(proc_readonly[0]), proc_masked,
-			       sizeof(proc_masked) / sizeof(proc_masked[0]), &m, e) < 0) ||
+	if (proc < 0 || protect_kernel_fs(proc, "/proc", &s->mech, &m, e) < 0 ||
 	    attach_pinned(proc, root, "/proc", "/proc", RESOLVE_IN_ROOT, e) < 0)
 		goto out;
 	/* sysfs shows the jail's network namespace; read-only. */
 	sys = fresh_mount("sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e);
-	if (sys < 0 ||
-	    (protect && protect_kernel_fs(sys, "/sys", NULL, 0, sys_masked,
-					  sizeof(sys_masked) / sizeof(sys_masked[0]), &m, e) < 0) ||
+	if (sys < 0 || protect_kernel_fs(sys, "/sys", &s->mech, &m, e) < 0 ||
 	    attach_pinned(sys, root, "/sys", "/sys", RESOLVE_IN_ROOT, e) < 0)
 		goto out;
 	if (mount_fresh(root, RESOLVE_IN_ROOT, "tmpfs", "/tmp", "/tmp", tmp_opts,
@@ -892,7 +887,7 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 	    mount_fresh(root, RESOLVE_IN_ROOT, "tmpfs", "/run", "/run", run_opts,
 			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, e) < 0)
 		goto out;
-	if (protect && setup_policy_masks(root, s, attach, &m, e) < 0)
+	if (setup_tree_protections(root, s, attach, &m, e) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -1007,19 +1002,22 @@ int rootfs_pivot(const struct jail_spec *s, struct cell_err *e)
 
 int rootfs_verify(const struct jail_spec *s, struct cell_err *e)
 {
-	static const char *const readonly[] = {"/proc/sys", "/sys"};
 	struct statvfs v;
 
-	if (!s->mech.policy_mounts)
-		return 0;
 	/* What inspect calls enforced is what the jail got: checked in the
-	 * jail's own tree, after the root switch. */
-	for (size_t i = 0; i < sizeof(readonly) / sizeof(readonly[0]); i++) {
-		if (statvfs(readonly[i], &v) < 0)
-			return cell_err_set(e, errno, "policy: check %s", readonly[i]);
+	 * jail's own tree, after the root switch.  A path the kernel lacks
+	 * (ENOENT) was not there to protect. */
+	for (size_t i = 0; i < s->mech.nreadonly; i++) {
+		const char *path = s->mech.readonly[i];
+
+		if (statvfs(path, &v) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return cell_err_set(e, errno, "policy: check %s", path);
+		}
 		if (!(v.f_flag & ST_RDONLY))
 			return cell_err_set(e, EPERM, "policy: %s is not read-only in the jail",
-					    readonly[i]);
+					    path);
 	}
 	return 0;
 }

@@ -43,9 +43,9 @@ void spec_free(struct jail_spec *s)
 	free(s->name);
 	free(s->hostname);
 	free(s->domainname);
-	free_strv(s->argv);
-	free_strv(s->env);
-	free(s->workdir);
+	free_strv(s->proc.argv);
+	free_strv(s->proc.env);
+	free(s->proc.cwd);
 	free(s->rootfs);
 	free(s->cgroup_parent);
 	for (size_t i = 0; i < s->nbinds; i++) {
@@ -82,9 +82,9 @@ static size_t key_len(const char *kv)
 static int env_find(const struct jail_spec *s, const char *key, size_t klen)
 {
 	/* The first byte rules out nearly every entry without a call. */
-	for (size_t i = 0; i < s->nenv; i++)
-		if (s->env[i][0] == key[0] && strncmp(s->env[i], key, klen) == 0 &&
-		    s->env[i][klen] == '=')
+	for (size_t i = 0; i < s->proc.nenv; i++)
+		if (s->proc.env[i][0] == key[0] && strncmp(s->proc.env[i], key, klen) == 0 &&
+		    s->proc.env[i][klen] == '=')
 			return (int)i;
 	return -1;
 }
@@ -92,7 +92,7 @@ static int env_find(const struct jail_spec *s, const char *key, size_t klen)
 const char *spec_env_get(const struct jail_spec *s, const char *key)
 {
 	int i = env_find(s, key, strlen(key));
-	return i < 0 ? NULL : s->env[i] + strlen(key) + 1;
+	return i < 0 ? NULL : s->proc.env[i] + strlen(key) + 1;
 }
 
 static int env_put(struct jail_spec *s, const char *kv, struct cell_err *e)
@@ -105,18 +105,18 @@ static int env_put(struct jail_spec *s, const char *kv, struct cell_err *e)
 	if (dup == NULL)
 		return cell_err_set(e, ENOMEM, "%s", "");
 	if (i >= 0) {
-		free(s->env[i]);
-		s->env[i] = dup;
+		free(s->proc.env[i]);
+		s->proc.env[i] = dup;
 		return 0;
 	}
-	n = realloc(s->env, (s->nenv + 2) * sizeof(*n));
+	n = realloc(s->proc.env, (s->proc.nenv + 2) * sizeof(*n));
 	if (n == NULL) {
 		free(dup);
 		return cell_err_set(e, ENOMEM, "%s", "");
 	}
-	s->env = n;
-	s->env[s->nenv++] = dup;
-	s->env[s->nenv] = NULL;
+	s->proc.env = n;
+	s->proc.env[s->proc.nenv++] = dup;
+	s->proc.env[s->proc.nenv] = NULL;
 	return 0;
 }
 
@@ -172,8 +172,8 @@ int spec_set_argv(struct jail_spec *s, int argc, char *const *argv, struct cell_
 			return cell_err_set(e, ENOMEM, "command");
 		}
 	}
-	free_strv(s->argv);
-	s->argv = v;
+	free_strv(s->proc.argv);
+	s->proc.argv = v;
 	return 0;
 }
 
@@ -242,7 +242,7 @@ int spec_check(const struct jail_spec *s, struct cell_err *e)
 			return -1;
 		}
 	}
-	if (s->argv == NULL || s->argv[0] == NULL || s->argv[0][0] == '\0')
+	if (s->proc.argv == NULL || s->proc.argv[0] == NULL || s->proc.argv[0][0] == '\0')
 		return cell_err_param(e, PARAM_COMMAND, 0, 0, "no command to run");
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (s->binds[i].dst[0] != '/')

@@ -2,7 +2,13 @@
  * spec.h - struct jail_spec, the one description of a jail.
  *
  * Every front door (command-line flags, a jail file, an OCI config.json)
- * is a parser that fills a jail_spec; the engine reads nothing else.  The
+ * is a parser that fills a jail_spec; the engine reads nothing else.  It
+ * has three parts: the jail's parameters as the jail CLI and jail files
+ * spell them; the mechanisms that hold the jail (struct jail_mechanisms,
+ * which policy_defaults() fills from those parameters and the engine
+ * applies); and its first process (struct jail_process, shared with
+ * `cell exec`).  How one launch goes (detached, its outputs, holds) is
+ * no part of it: struct launch_opts (launch.h).  The
  * spec is plain data: strings are heap copies owned by the spec and freed
  * by spec_free().  Its parameters are set by name through the table of
  * param.h, the one place that knows where each lives in this struct.
@@ -93,13 +99,51 @@ struct jail_mechanisms {
 	 * root is built: the CAP_SYS_ADMIN kept for sethostname(2) counts
 	 * there only. */
 	bool own_userns;
-	bool has_caps;	       /* false: the capabilities are left as they are */
-	struct jail_caps caps; /* of the first process and of exec's */
-	bool no_new_privs;
 	unsigned int landlock; /* LANDLOCK_SCOPE_* of the first process */
 	enum jail_seccomp seccomp;
-	bool pin_priority;  /* RLIMIT_RTPRIO 0, RLIMIT_NICE at the start value */
-	bool policy_mounts; /* /proc and /sys protections, host secrets masked */
+	bool pin_priority; /* RLIMIT_RTPRIO 0, RLIMIT_NICE at the start value */
+	/*
+	 * Paths of the jail's tree made read-only (a read-only bind of
+	 * themselves) or masked (an empty read-only tmpfs over a directory,
+	 * the jail's /dev/null over anything else).  Those in /proc and /sys
+	 * are done to the jail's fresh proc and sysfs, through their
+	 * descriptors, before they are attached; a --bind at or above one of
+	 * the others uncovers it.  A path missing in the jail but present on
+	 * the host fails the start.  policy_defaults() points them at tables
+	 * of policy.c; a front door with lists of its own keeps them alive
+	 * as long as the spec.
+	 */
+	const char *const *readonly;
+	size_t nreadonly;
+	const char *const *masked;
+	size_t nmasked;
+	bool mask_ssh_host_keys; /* and /etc/ssh/ssh_host_*_key (the embedded root) */
+	bool policy_mounts;	 /* cell's state root masked where the tree shows it */
+};
+
+/*
+ * One process in a jail: the jail's first (`run`), one `cell exec` adds,
+ * and later an OCI `process`.  How it is started (detached, its stdio, a
+ * console socket, a pid file) is no part of it: those are the options of
+ * one launch (launch.h).
+ */
+struct jail_process {
+	char **argv; /* NULL-terminated; argv[0] is the command */
+	char **env;  /* NULL-terminated, "KEY=VALUE" */
+	size_t nenv;
+	char *cwd; /* NULL: "/" (the workdir parameter) */
+
+	bool has_user;
+	uid_t uid;
+	bool has_gid; /* false: primary group from the jail's /etc/passwd */
+	gid_t gid;
+
+	bool terminal; /* a new pty of the jail's own */
+	/* The five capability sets and no_new_privs: policy_defaults() fills
+	 * them from the policy's parameters. */
+	bool has_caps; /* false: the capabilities are left as they are */
+	struct jail_caps caps;
+	bool no_new_privs;
 };
 
 struct jail_spec {
@@ -107,15 +151,7 @@ struct jail_spec {
 	char *hostname;	  /* NULL: the name given with --name, else "cell" */
 	char *domainname; /* NULL: leave the copy of the host's */
 
-	char **argv; /* NULL-terminated; argv[0] is the command */
-	char **env;  /* NULL-terminated, "KEY=VALUE" */
-	size_t nenv;
-	char *workdir; /* NULL: "/" */
-
-	bool has_user;
-	uid_t uid;
-	bool has_gid; /* false: primary group from the jail's /etc/passwd */
-	gid_t gid;
+	struct jail_process proc; /* its first process */
 
 	char *rootfs; /* NULL: the embedded root (host's / read-only) */
 	bool rw;      /* root writable (only with rootfs) */
@@ -129,12 +165,6 @@ struct jail_spec {
 	unsigned int allow; /* enum jail_allow bits */
 	struct jail_limits limits;
 	char *cgroup_parent; /* NULL: beneath cell's own cgroup */
-	bool tty;	     /* give the jail a new pty (the caller's stdin is a tty) */
-
-	bool detach;	  /* cell returns once the command runs (run -d) */
-	bool autoremove;  /* a detached jail's state goes when it ends (--rm) */
-	bool keep_stdout; /* detached: stdout is the caller's, not the log */
-	bool keep_stderr;
 
 	/* The devices cgroup's rules; none: no devices cgroup. */
 	struct jail_device_rule *devices;

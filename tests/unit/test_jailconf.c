@@ -151,10 +151,10 @@ static void the_example_builds_its_specs(void **state)
 	assert_string_equal(s.binds[1].dst, "/logs");
 	assert_false(s.binds[1].ro);
 	assert_string_equal(spec_env_get(&s, "MODE"), "prod");
-	assert_string_equal(s.argv[0], "/bin/sh");
-	assert_string_equal(s.argv[1], "-c");
-	assert_string_equal(s.argv[2], "/usr/sbin/httpd -f");
-	assert_null(s.argv[3]);
+	assert_string_equal(s.proc.argv[0], "/bin/sh");
+	assert_string_equal(s.proc.argv[1], "-c");
+	assert_string_equal(s.proc.argv[2], "/usr/sbin/httpd -f");
+	assert_null(s.proc.argv[3]);
 	assert_string_equal(stop, "/usr/sbin/httpd -k stop");
 	assert_false(s.init);
 	assert_int_equal(spec_validate(&s, &e), 0);
@@ -167,7 +167,7 @@ static void the_example_builds_its_specs(void **state)
 	assert_null(stop);
 	assert_true(s.init);
 	assert_string_equal(s.rootfs, "/srv/jails/db");
-	assert_string_equal(s.argv[2], "/usr/bin/db --no-$subst-in-single-quotes");
+	assert_string_equal(s.proc.argv[2], "/usr/bin/db --no-$subst-in-single-quotes");
 	assert_int_equal(spec_validate(&s, &e), 0);
 	assert_string_equal(s.hostname, "db");
 	spec_free(&s);

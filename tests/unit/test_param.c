@@ -258,16 +258,16 @@ static void params_are_set_by_their_names_and_aliases(void **state)
 	assert_int_equal(s.nbinds, 2);
 	assert_true(s.binds[0].ro);
 	assert_string_equal(spec_env_get(&s, "A"), "1");
-	assert_int_equal(s.uid, 1000);
-	assert_int_equal(s.gid, 100);
+	assert_int_equal(s.proc.uid, 1000);
+	assert_int_equal(s.proc.gid, 100);
 	assert_int_equal(s.net, JAIL_NET_HOST);
 	assert_int_equal(s.allow, JAIL_ALLOW_RAW_SOCKETS | JAIL_ALLOW_CHOWN);
 	assert_int_equal(s.limits.memory, 64LL << 20);
 	assert_int_equal(s.limits.cpus_milli, 500);
 	assert_true(s.limits.has_nice);
 	assert_int_equal(s.limits.nice, -3);
-	assert_string_equal(s.argv[1], "1");
-	assert_null(s.argv[2]);
+	assert_string_equal(s.proc.argv[1], "1");
+	assert_null(s.proc.argv[2]);
 	spec_free(&s);
 }
 
@@ -352,9 +352,9 @@ static void a_list_text_replaces_the_list(void **state)
 
 	parse_one(PARAM_COMMAND, "old", &s);
 	assert_int_equal(param_parse_text(p, &s, "sh, -c, 'echo \"hi\"; exit 3'", &e), 0);
-	assert_string_equal(s.argv[0], "sh");
-	assert_string_equal(s.argv[2], "echo \"hi\"; exit 3");
-	assert_null(s.argv[3]);
+	assert_string_equal(s.proc.argv[0], "sh");
+	assert_string_equal(s.proc.argv[2], "echo \"hi\"; exit 3");
+	assert_null(s.proc.argv[3]);
 	text = format_of(PARAM_COMMAND, &s);
 	assert_string_equal(text, "sh, -c, \"echo \\\"hi\\\"; exit 3\"");
 	free(text);

@@ -265,7 +265,7 @@ static void a_record_of_an_older_cell_still_loads(void **state)
 	assert_int_equal(record_spec(rec, &s, &e), 0);
 	assert_string_equal(s.name, "web");
 	assert_string_equal(s.rootfs, "/srv/root");
-	assert_string_equal(s.workdir, "/srv");
+	assert_string_equal(s.proc.cwd, "/srv");
 	assert_int_equal(s.net, JAIL_NET_HOST);
 	assert_true(s.init);
 	assert_true(s.rw);
@@ -277,9 +277,9 @@ static void a_record_of_an_older_cell_still_loads(void **state)
 	assert_int_equal(s.limits.cpus_milli, 500);
 	assert_true(s.limits.has_nice);
 	assert_int_equal(s.limits.nice, -3);
-	assert_int_equal(s.uid, 1000);
-	assert_int_equal(s.gid, 100);
-	assert_string_equal(s.argv[2], "sleep 300; exit 3");
+	assert_int_equal(s.proc.uid, 1000);
+	assert_int_equal(s.proc.gid, 100);
+	assert_string_equal(s.proc.argv[2], "sleep 300; exit 3");
 	assert_int_equal(s.nbinds, 0); /* not recorded then: none */
 	/* Today's layout: path, flat limits, ISO times; the rest kept. */
 	assert_null(json_object_get(rec, "rootfs"));
@@ -337,10 +337,10 @@ static void exec_takes_the_jail_but_not_its_process(void **state)
 	set(&s, "name", "web");
 	set(&s, "command", "id");
 	assert_int_equal(record_exec_spec(rec, &s, &e), 0);
-	assert_string_equal(s.argv[0], "id");
-	assert_int_equal(s.nenv, 0);
-	assert_null(s.workdir);
-	assert_int_equal(s.uid, 1000); /* no user of its own: the jail's */
+	assert_string_equal(s.proc.argv[0], "id");
+	assert_int_equal(s.proc.nenv, 0);
+	assert_null(s.proc.cwd);
+	assert_int_equal(s.proc.uid, 1000); /* no user of its own: the jail's */
 	assert_int_equal(s.allow, JAIL_ALLOW_CHOWN);
 	assert_int_equal(s.net, JAIL_NET_HOST);
 	assert_int_equal(s.limits.nofile, 100);
@@ -348,7 +348,7 @@ static void exec_takes_the_jail_but_not_its_process(void **state)
 	spec_init(&s);
 	set(&s, "user", "5:5");
 	assert_int_equal(record_exec_spec(rec, &s, &e), 0);
-	assert_int_equal(s.uid, 5);
+	assert_int_equal(s.proc.uid, 5);
 	spec_free(&s);
 	spec_free(&jail);
 	json_decref(rec);

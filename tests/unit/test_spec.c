@@ -22,10 +22,10 @@ static void env_set_replaces_and_copies(void **state)
 
 	spec_init(&s);
 	assert_int_equal(spec_env_import(&s, base, &e), 0);
-	assert_int_equal(s.nenv, 2);
+	assert_int_equal(s.proc.nenv, 2);
 	assert_int_equal(spec_env_set(&s, "A=3", &e), 0);
 	assert_string_equal(spec_env_get(&s, "A"), "3");
-	assert_int_equal(s.nenv, 2);
+	assert_int_equal(s.proc.nenv, 2);
 	setenv("CELL_UNIT_X", "from-host", 1);
 	assert_int_equal(spec_env_set(&s, "CELL_UNIT_X", &e), 0);
 	assert_string_equal(spec_env_get(&s, "CELL_UNIT_X"), "from-host");
@@ -37,7 +37,7 @@ static void env_set_replaces_and_copies(void **state)
 	assert_int_equal(spec_env_set(&s, "1A=x", &e), -1);
 	assert_string_equal(e.msg, "invalid variable name");
 	assert_int_equal(spec_env_set(&s, "A-B=x", &e), -1);
-	assert_null(s.env[s.nenv]);
+	assert_null(s.proc.env[s.proc.nenv]);
 	spec_free(&s);
 }
 
@@ -142,7 +142,7 @@ static void validate_rejects_bad_specs(void **state)
 	spec_free(&s);
 
 	fill(&s, "ok");
-	s.workdir = strdup("relative");
+	s.proc.cwd = strdup("relative");
 	assert_int_equal(spec_validate(&s, &e), -1);
 	assert_int_equal(e.about.param, PARAM_WORKDIR);
 	assert_string_equal(e.msg, "must be an absolute path");
