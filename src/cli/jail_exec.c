@@ -148,7 +148,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;
-	if (jail_exec(g->root, &s, &status, &e) < 0)
+	if (jail_exec(g->root, &s, 0, &status, &e) < 0)
 		goto fail;
 	ret = status;
 	goto out;

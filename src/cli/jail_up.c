@@ -211,9 +211,11 @@ out:
 	return ret;
 }
 
-/* exec.stop inside the running jail NAME; its failure is reported, and
- * the jail stopped all the same. */
-static void run_exec_stop(const char *root, const char *name, const char *cmd)
+/* exec.stop inside the running jail NAME, killed after TIMEOUT seconds
+ * (exec.timeout; a stop command that ignores signals once hung `down`
+ * for ever); its failure is reported, and the jail stopped all the
+ * same. */
+static void run_exec_stop(const char *root, const char *name, const char *cmd, int timeout)
 {
 	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
 	struct jail_spec s;
@@ -224,8 +226,9 @@ static void run_exec_stop(const char *root, const char *name, const char *cmd)
 	spec_init(&s);
 	s.name = strdup(name);
 	if (s.name == NULL || spec_set_argv(&s, 3, argv, &e) < 0 || spec_validate(&s, &e) < 0 ||
-	    jail_exec(root, &s, &status, &e) < 0)
-		fprintf(stderr, "cell: down: jail %s: exec.stop: %s\n", name, e.msg);
+	    jail_exec(root, &s, timeout, &status, &e) < 0)
+		fprintf(stderr, "cell: down: jail %s: exec.stop: %s%s\n", name, e.msg,
+			e.errnum == ETIMEDOUT ? " (exec.timeout)" : "");
 	else if (status != 0)
 		fprintf(stderr, "cell: down: jail %s: exec.stop exited %d\n", name, status);
 	spec_free(&s);
@@ -292,7 +295,8 @@ int cmd_down(const struct cli_global *g, int argc, char **argv)
 
 			jail_close(&j);
 			if (running && exec_stop != NULL)
-				run_exec_stop(g->root, s.name, exec_stop);
+				run_exec_stop(g->root, s.name, exec_stop,
+					      jailconf_exec_timeout(&conf.jails[i]));
 			if (jail_open(rootfd, s.name, &j, &e) == 0) {
 				if (jail_stop(rootfd, &j, (int)timeout, &e) < 0 ||
 				    jail_remove(rootfd, &j, true, &e) < 0)

@@ -7,6 +7,7 @@
 #include "init.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef P_PIDFD
@@ -220,11 +222,32 @@ static void forward_signals(struct run *r)
 	}
 }
 
-/* Runs until the jail's first process has exited; returns its status. */
+/* Milliseconds from now to DEADLINE (CLOCK_MONOTONIC), 0 once past. */
+static int ms_until(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000LL + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms <= 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 int run_supervise(struct run *r)
 {
+	return run_supervise_for(r, 0, NULL);
+}
+
+/* Runs until the jail's first process has exited; returns its status. */
+int run_supervise_for(struct run *r, int timeout, bool *killed)
+{
+	struct timespec deadline;
 	siginfo_t info;
 
+	if (killed != NULL)
+		*killed = false;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout;
 	for (;;) {
 		struct pollfd p[5] = {
 			{.fd = r->sock, .events = POLLIN},
@@ -235,10 +258,21 @@ int run_supervise(struct run *r)
 			 .events = POLLIN},
 		};
 
-		if (poll(p, 5, -1) < 0) {
+		int n = poll(p, 5, timeout > 0 ? ms_until(&deadline) : -1);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
+		}
+		if (n == 0 && timeout > 0) {
+			/* Past its time: SIGKILL, which it cannot ignore, then
+			 * wait as before. */
+			syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
+			timeout = 0;
+			if (killed != NULL)
+				*killed = true;
+			continue;
 		}
 		if (p[0].revents)
 			run_read_channel(r);

@@ -228,7 +228,8 @@ static int v2_cgroup_fd(const struct cgroup *cg, struct cell_err *e)
 	return fd;
 }
 
-int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct cell_err *e)
+int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *status,
+	      struct cell_err *e)
 {
 	struct exec_child c = {.spec = s, .jail_pidfd = -1, .sock = -1};
 	struct policy policy = {0};
@@ -236,7 +237,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
 	struct run r;
 	int rootfd = -1, sv[2] = {-1, -1}, cgfd = -2, ret = -1;
-	bool opened = false;
+	bool opened = false, killed = false;
 
 	cgroup_init(&cg);
 	run_init(&r);
@@ -292,10 +293,15 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	run_wait_exec(&r);
 	jail_close(&j);
 	opened = false;
-	*status = run_supervise(&r);
+	*status = run_supervise_for(&r, timeout, &killed);
 	if (r.failed) {
 		run_child_error(&r, e);
 		cell_err_prefix(e, "jail %s", s->name);
+		goto out;
+	}
+	if (killed) {
+		cell_err_set(e, 0, "killed after %d s", timeout);
+		e->errnum = ETIMEDOUT; /* for the caller; the message says it */
 		goto out;
 	}
 	ret = 0;

@@ -974,6 +974,18 @@ void jailconf_spell(const struct jailconf *c, const struct jailconf_jail *j, str
 	}
 }
 
+int jailconf_exec_timeout(const struct jailconf_jail *j)
+{
+	long long t = JAILCONF_EXEC_TIMEOUT;
+
+	/* The last one wins, as for any parameter; jailconf_to_spec()
+	 * checked each. */
+	for (size_t i = 0; i < j->nparams; i++)
+		if (strcmp(j->params[i].key, "exec.timeout") == 0 && j->params[i].value != NULL)
+			spec_parse_count(j->params[i].value, &t);
+	return (int)t;
+}
+
 int jailconf_to_spec(const struct jailconf *c, const struct jailconf_jail *j, struct jail_spec *s,
 		     char **exec_stop, struct cell_err *e)
 {
@@ -987,6 +999,17 @@ int jailconf_to_spec(const struct jailconf *c, const struct jailconf_jail *j, st
 	for (size_t i = 0; i < j->nparams; i++) {
 		const struct jailconf_param *q = &j->params[i];
 
+		if (strcmp(q->key, "exec.timeout") == 0) {
+			long long t;
+
+			if (q->value == NULL || spec_parse_count(q->value, &t) < 0 ||
+			    t > JAILCONF_EXEC_TIMEOUT_MAX) {
+				cell_err_set(e, 0, "expected seconds, 0 to %d (0: no limit)",
+					     JAILCONF_EXEC_TIMEOUT_MAX);
+				return param_error(c, j, q, false, e);
+			}
+			continue;
+		}
 		if (is_exec(q->key)) {
 			if (q->value == NULL || q->value[0] == '\0') {
 				cell_err_set(e, 0, "needs a command");

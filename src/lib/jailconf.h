@@ -83,6 +83,14 @@ const struct jailconf_jail *jailconf_find(const struct jailconf *c, const char *
 int jailconf_to_spec(const struct jailconf *c, const struct jailconf_jail *j, struct jail_spec *s,
 		     char **exec_stop, struct cell_err *e);
 
+/* exec.timeout of jail J (checked by jailconf_to_spec()): the seconds
+ * `cell down` gives exec.stop before it kills it, 0 for no limit;
+ * JAILCONF_EXEC_TIMEOUT when the file does not say (as FreeBSD's jail(8),
+ * whose exec.timeout is the same parameter). */
+#define JAILCONF_EXEC_TIMEOUT	  60
+#define JAILCONF_EXEC_TIMEOUT_MAX 86400
+int jailconf_exec_timeout(const struct jailconf_jail *j);
+
 /*
  * An error found later about jail J's spec, at validation or at the
  * start (one that records its parameter, err.h), spelled for the file:

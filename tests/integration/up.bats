@@ -163,6 +163,37 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ -z "$output" ]
 }
 
+@test "cell down kills an exec.stop that outlives exec.timeout, and stops the jail all the same" {
+	cat >"$CONF" <<-EOF
+		hang {
+		    exec.start = "exec sleep 100";
+		    exec.stop = "trap '' TERM INT HUP; touch /tmp/stopping; sleep 1000";
+		    exec.timeout = 1;
+		}
+	EOF
+	cell up -f "$CONF" >/dev/null
+	SECONDS=0
+	run --separate-stderr timeout -s KILL 30 "$CELL" --root "$STATE" down -f "$CONF" -t 1
+	[ "$status" -eq 0 ]
+	[ "$SECONDS" -lt 15 ]
+	[ "$stderr" = "cell: down: jail hang: exec.stop: killed after 1 s (exec.timeout)" ]
+	[ -z "$(cell ls -aq)" ]
+	[ -z "$(ls -A "$STATE")" ]
+}
+
+@test "exec.timeout that is not a number of seconds is an error at its line" {
+	cat >"$CONF" <<-EOF
+		web {
+		    exec.start = "exec sleep 100";
+		    exec.timeout = soon;
+		}
+	EOF
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF:3:5: exec.timeout = soon: expected seconds, 0 to 86400 (0: no limit)" ]
+	[ -z "$(cell ls -aq)" ]
+}
+
 @test "cell down NAME stops only that jail" {
 	write_conf
 	cell up -f "$CONF" >/dev/null
