@@ -48,42 +48,46 @@ run_unit unit "$top/$build"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	run_unit unit-asan "$top/$asan"
 
-# The saved crash inputs once each, then a short libFuzzer pass over a copy
-# of the seed corpus (the run adds inputs to it; the repository's stays as
-# it is).  A crash input is kept in the sanitizer build dir as fuzz-*.
-run_fuzz() { # out binary
-	local regs="$top/tests/fuzz/regressions/jailconf" secs=${FUZZ_SECONDS:-20} corpus r
-	local -a files=()
+# Per fuzz target (jailconf, record): the saved crash inputs once each, then
+# a short libFuzzer pass over a copy of the seed corpus (the run adds inputs
+# to it; the repository's stays as it is).  A crash input is kept in the
+# sanitizer build dir as fuzz-NAME-*.
+run_fuzz() { # out binary name
+	local regs="$top/tests/fuzz/regressions/$3" secs=${FUZZ_SECONDS:-20} corpus r
+	local -a files=() dict=()
 	[ -d "$regs" ] && files=("$regs"/*)
 	[ -e "${files[0]:-}" ] || files=()
-	if [ "${#files[@]}" -eq 0 ] || "$2" -timeout=5 "${files[@]}" >"$log/fuzz-regressions.log" 2>&1; then
-		echo "ok 1 fuzz regressions (${#files[@]} inputs)" >>"$1"
+	[ -f "$top/tests/fuzz/$3.dict" ] && dict=(-dict="$top/tests/fuzz/$3.dict")
+	if [ "${#files[@]}" -eq 0 ] || "$2" -timeout=5 "${files[@]}" >"$log/fuzz-$3-regressions.log" 2>&1; then
+		echo "ok 1 fuzz $3 regressions (${#files[@]} inputs)" >>"$1"
 	else
-		tail -n 30 "$log/fuzz-regressions.log"
-		echo "not ok 1 fuzz regressions" >>"$1"
+		tail -n 30 "$log/fuzz-$3-regressions.log"
+		echo "not ok 1 fuzz $3 regressions" >>"$1"
 	fi
 	corpus=$(mktemp -d /tmp/cell-fuzz-corpus.XXXXXX)
-	cp -r "$top/tests/fuzz/corpus/jailconf/." "$corpus/"
-	"$2" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -dict="$top/tests/fuzz/jailconf.dict" \
-		-artifact_prefix="$top/$asan/fuzz-" "$corpus" >"$log/fuzz.log" 2>&1
+	cp -r "$top/tests/fuzz/corpus/$3/." "$corpus/"
+	"$2" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 "${dict[@]}" \
+		-artifact_prefix="$top/$asan/fuzz-$3-" "$corpus" >"$log/fuzz-$3.log" 2>&1
 	r=$?
 	rm -rf "$corpus"
 	if [ "$r" -eq 0 ]; then
-		echo "ok 2 fuzz jailconf $secs s" >>"$1"
+		echo "ok 2 fuzz $3 $secs s" >>"$1"
 	else
-		tail -n 30 "$log/fuzz.log"
-		echo "not ok 2 fuzz jailconf $secs s (input saved as $top/$asan/fuzz-*)" >>"$1"
+		tail -n 30 "$log/fuzz-$3.log"
+		echo "not ok 2 fuzz $3 $secs s (input saved as $top/$asan/fuzz-$3-*)" >>"$1"
 	fi
 }
 
 out="$log/fuzz.tap"
 : >"$out"
-if [ -x "$top/$asan/tests/fuzz/fuzz_jailconf" ]; then
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		run_fuzz "$out" "$top/$asan/tests/fuzz/fuzz_jailconf"
-else
-	echo "ok 1 fuzz # skip no libFuzzer" >"$out"
-fi
+for target in jailconf record; do
+	if [ -x "$top/$asan/tests/fuzz/fuzz_$target" ]; then
+		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+			run_fuzz "$out" "$top/$asan/tests/fuzz/fuzz_$target" "$target"
+	else
+		echo "ok 1 fuzz $target # skip no libFuzzer" >>"$out"
+	fi
+done
 cat "$out"
 count_tap "$out" fuzz
 

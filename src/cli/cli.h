@@ -19,8 +19,19 @@ struct cli_command {
 	const char *summary;
 };
 
-/* Prints "cell: CMD: message" on stderr and returns e->exit_code. */
+/* Prints "cell: CMD: message" on stderr and returns e->exit_code; an
+ * error about a parameter that no one spelled gets its name (err.h). */
 int cli_fail(const char *cmd, const struct cell_err *e);
+/* An error about a parameter (err.h) spelled as cell run's flags: its
+ * flag and S's value ("--memory 64M: at least ..."), the flag alone for
+ * one that takes no value ("--rw"); a parameter without a flag (command)
+ * gets no subject.  cli_spell_flag_text(): with the value as TEXT, as
+ * the user gave it. */
+struct jail_spec;
+struct param;
+void cli_spell_flags(struct cell_err *e, const struct jail_spec *s);
+void cli_spell_flag_text(struct cell_err *e, const struct param *p, const char *text);
+
 /* Same for a message built here; returns 125. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "param.h"
 #include "spec.h"
 
 extern char **environ;
@@ -33,20 +34,45 @@ static void exec_usage(FILE *out)
 	      out);
 }
 
-enum { OPT_CLEAR_ENV = 256 };
+enum { OPT_CLEAR_ENV = 256, OPT_PARAM };
+
+/* exec's own options, after the flags of the process's parameters. */
+static const struct option own_opts[] = {
+	{"tty", no_argument, NULL, 't'},
+	{"no-tty", no_argument, NULL, 'T'},
+	{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* The process's parameters that have a flag (env, user, workdir): the
+ * same flags as cell run's, read through the table. */
+static void exec_opts(struct option *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < PARAM_COUNT; i++)
+		if (param_table[i].process && param_table[i].flag != NULL)
+			o[n++] = (struct option){param_table[i].flag + 2, required_argument, NULL,
+						 param_table[i].short_flag
+							 ? param_table[i].short_flag
+							 : OPT_PARAM + (int)i};
+	memcpy(o + n, own_opts, sizeof(own_opts));
+}
+
+static const struct param *exec_param(int c)
+{
+	if (c >= OPT_PARAM && c < OPT_PARAM + PARAM_COUNT)
+		return param_get(c - OPT_PARAM);
+	for (size_t i = 0; c > 0 && c < 256 && i < PARAM_COUNT; i++)
+		if (param_table[i].process && param_table[i].short_flag == c)
+			return &param_table[i];
+	return NULL;
+}
 
 int cmd_exec(const struct cli_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"tty", no_argument, NULL, 't'},
-		{"no-tty", no_argument, NULL, 'T'},
-		{"env", required_argument, NULL, 'e'},
-		{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
-		{"workdir", required_argument, NULL, 'w'},
-		{"user", required_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct option opts[PARAM_COUNT + sizeof(own_opts) / sizeof(own_opts[0])];
 	static char *const default_cmd[] = {"/bin/sh", NULL};
 	char **envs = calloc((size_t)argc + 1, sizeof(char *));
 	bool force_tty = false, no_tty = false, clear = false;
@@ -59,8 +85,22 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 	spec_init(&s);
 	if (envs == NULL)
 		return cli_usage_error("exec", "out of memory");
+	exec_opts(opts);
 	opterr = 0;
 	while ((c = cli_getopt(argc, argv, "+tTe:w:u:h", opts, NULL)) != -1) {
+		const struct param *p = exec_param(c);
+
+		if (p != NULL && p->id == PARAM_ENV) {
+			envs[nenv++] = optarg; /* once the environment is there */
+			continue;
+		}
+		if (p != NULL) {
+			if (param_parse(p, &s, optarg, &e) < 0) {
+				cli_spell_flag_text(&e, p, optarg);
+				goto fail;
+			}
+			continue;
+		}
 		switch (c) {
 		case 't':
 			force_tty = true;
@@ -68,21 +108,8 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 		case 'T':
 			no_tty = true;
 			break;
-		case 'e':
-			envs[nenv++] = optarg;
-			break;
 		case OPT_CLEAR_ENV:
 			clear = true;
-			break;
-		case 'w':
-			free(s.workdir);
-			s.workdir = strdup(optarg);
-			if (s.workdir == NULL)
-				goto oom;
-			break;
-		case 'u':
-			if (spec_parse_user(&s, optarg, &e) < 0)
-				goto fail;
 			break;
 		case 'h':
 			exec_usage(stdout);
@@ -108,23 +135,27 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 	if (spec_set_argv(&s, optind < argc ? argc - optind : 1,
 			  optind < argc ? argv + optind : default_cmd, &e) < 0)
 		goto fail;
-	s.tty = force_tty || (!no_tty && isatty(STDIN_FILENO));
+	s.proc.terminal = force_tty || (!no_tty && isatty(STDIN_FILENO));
 	if (!clear && spec_env_import(&s, environ, &e) < 0)
 		goto fail;
 	for (size_t i = 0; i < nenv; i++)
-		if (spec_env_set(&s, envs[i], &e) < 0)
+		if (param_parse(param_get(PARAM_ENV), &s, envs[i], &e) < 0) {
+			cli_spell_flag_text(&e, param_get(PARAM_ENV), envs[i]);
 			goto fail;
-	if (s.tty && spec_env_get(&s, "TERM") == NULL && spec_env_set(&s, "TERM=xterm", &e) < 0)
+		}
+	if (s.proc.terminal && spec_env_get(&s, "TERM") == NULL &&
+	    spec_env_set(&s, "TERM=xterm", &e) < 0)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;
-	if (jail_exec(g->root, &s, &status, &e) < 0)
+	if (jail_exec(g->root, &s, 0, &status, &e) < 0)
 		goto fail;
 	ret = status;
 	goto out;
 oom:
 	cell_err_set(&e, ENOMEM, "out of memory");
 fail:
+	cli_spell_flags(&e, &s);
 	ret = cli_fail("exec", &e);
 out:
 	spec_free(&s);

@@ -3,8 +3,9 @@
  * cgroups, limits with their use, and the policy in force.
  *
  * Text output is one name=value per line, the keys of the JSON output
- * joined with dots (limits.nrtask=50, usage.tasks=3, policy.mount=...),
- * so that a script reads either form the same way.
+ * joined with dots (usage.tasks=3, rules.mount=...), so that a script
+ * reads either form the same way.  The jail's parameters are spelled as
+ * cell ls and cell set spell them (memory=64M; the JSON has 67108864).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +16,8 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "param.h"
+#include "record.h"
 
 static void inspect_usage(FILE *out)
 {
@@ -67,19 +70,37 @@ static void print_value(const json_t *v)
 	}
 }
 
-/* name=value lines of an object, nested keys joined with '.'. */
-static void print_flat(const char *prefix, const json_t *obj)
+/* A parameter's line: its format, as cell ls and cell set spell it. */
+static void print_param(const struct param *p, const struct jail_spec *spec)
+{
+	char *text = NULL;
+
+	printf("%s=", p->name);
+	if (param_format(p, spec, &text) > 0)
+		fputs(text, stdout);
+	free(text);
+	putchar('\n');
+}
+
+/* name=value lines of an object, nested keys joined with '.'; the jail's
+ * parameters (SPEC, at the top) in their text format. */
+static void print_flat(const char *prefix, const json_t *obj, const struct jail_spec *spec)
 {
 	const char *key;
 	json_t *v;
 
 	json_object_foreach((json_t *)obj, key, v)
 	{
+		const struct param *p = spec != NULL ? param_find(key) : NULL;
 		char name[256];
 
+		if (p != NULL && strcmp(p->name, key) == 0) {
+			print_param(p, spec);
+			continue;
+		}
 		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", key);
 		if (json_is_object(v)) {
-			print_flat(name, v);
+			print_flat(name, v, NULL);
 			continue;
 		}
 		printf("%s=", name);
@@ -143,6 +164,11 @@ int cmd_inspect(const struct cli_global *g, int argc, char **argv)
 		if (jail_inspect(g->root, argv[optind], &out, &e) < 0)
 			return cli_fail("inspect", &e);
 	}
+	/* As ls: the parameters it hides (env: the caller's environment)
+	 * only when asked, with cell ls -o. */
+	for (size_t i = 0; i < PARAM_COUNT; i++)
+		if (param_table[i].hidden)
+			json_object_del(out, param_table[i].name);
 	if (as_json) {
 		char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
@@ -150,7 +176,14 @@ int cmd_inspect(const struct cli_global *g, int argc, char **argv)
 			puts(text);
 		free(text);
 	} else {
-		print_flat("", out);
+		struct jail_spec spec;
+
+		spec_init(&spec);
+		/* A record it cannot read shows what it could. */
+		if (record_spec(out, &spec, &e) < 0)
+			cell_err_clear(&e);
+		print_flat("", out, &spec);
+		spec_free(&spec);
 	}
 	json_decref(out);
 	return 0;

@@ -1,10 +1,13 @@
 /*
  * jail_ls.c - `cell ls`: one row per jail, like FreeBSD's jls(8).
  *
- * Every field is named as the parameter of `cell run`, the jail file and
- * `cell set` (hostname, path, nrtask, memory...), so that `cell ls -n`
- * prints name=value pairs that can be fed back.
+ * The fields are the jail's parameters (the table of param.h: named as
+ * the jail file and `cell set` name them) and a few facts of its run
+ * (jid, state, pid, created, exit).  Text outputs (the table, -n) spell a
+ * parameter as its format, which `cell set` and jail files read back;
+ * --json gives the same keys with the typed values of the record.
  */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,50 +18,62 @@
 
 #include "cli.h"
 #include "jail.h"
+#include "param.h"
+#include "record.h"
 #include "store.h"
 
-enum kind { F_STR, F_INT, F_SIZE, F_CPUS, F_TIME, F_BOOL, F_ARGV };
-
+/* A field: a jail parameter (its row), or a fact of the run. */
 struct field {
-	const char *name;   /* the parameter's name: -o, -n and --json */
-	const char *header; /* the table's column */
-	const char *path;   /* where in the record: "limits.memory" */
-	enum kind kind;
+	const char *name;      /* -o, -n and --json */
+	const struct param *p; /* NULL: a fact of the run, from the record */
 };
 
-static const struct field fields[] = {
-	{"name", "NAME", "name", F_STR},
-	{"jid", "JID", "jid", F_INT},
-	{"state", "STATE", "state", F_STR},
-	{"pid", "PID", "pid", F_INT},
-	{"hostname", "HOSTNAME", "hostname", F_STR},
-	{"domainname", "DOMAINNAME", "domainname", F_STR},
-	{"path", "PATH", "rootfs", F_STR},
-	{"created", "CREATED", "created", F_TIME},
-	{"exit", "EXIT", "exit", F_INT},
-	{"net", "NET", "net", F_STR},
-	{"userns", "USERNS", "userns", F_STR},
-	{"init", "INIT", "init", F_BOOL},
-	{"user", "USER", "user", F_STR},
-	{"command", "COMMAND", "command", F_ARGV},
-	{"nrtask", "NRTASK", "limits.nrtask", F_INT},
-	{"memory", "MEMORY", "limits.memory", F_SIZE},
-	{"swap", "SWAP", "limits.swap", F_SIZE},
-	{"cpus", "CPUS", "limits.cpus", F_CPUS},
-	{"cpu_time", "CPU_TIME", "limits.cpu_time", F_INT},
-	{"memlock", "MEMLOCK", "limits.memlock", F_SIZE},
-	{"data", "DATA", "limits.data", F_SIZE},
-	{"nofile", "NOFILE", "limits.nofile", F_INT},
-	{"nice", "NICE", "limits.nice", F_INT},
-	{"cgroup_parent", "CGROUP_PARENT", "cgroup_parent", F_STR},
-};
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+/* The facts of a run, shown among the parameters in this order. */
+static const char *const run_fields[] = {"jid", "state", "pid", "created", "exit"};
+/* The fields in their order: these first, then every other parameter as
+ * the table has them. */
+static const char *const first_fields[] = {"name",	 "jid",	 "state",   "pid", "hostname",
+					   "domainname", "path", "created", "exit"};
 
-/* The default table; the limits follow when any jail has one set. */
+static struct field fields[PARAM_COUNT + sizeof(run_fields) / sizeof(run_fields[0])];
+static size_t nfields;
+
+static bool is_run_field(const char *name)
+{
+	for (size_t i = 0; i < sizeof(run_fields) / sizeof(run_fields[0]); i++)
+		if (strcmp(name, run_fields[i]) == 0)
+			return true;
+	return false;
+}
+
+static void fields_build(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(first_fields) / sizeof(first_fields[0]); i++) {
+		const char *name = first_fields[i];
+
+		fields[n++] = (struct field){name, is_run_field(name) ? NULL : param_find(name)};
+	}
+	for (size_t i = 0; i < PARAM_COUNT; i++) {
+		bool listed = false;
+
+		for (size_t k = 0; k < n; k++)
+			listed = listed || fields[k].p == &param_table[i];
+		if (!listed)
+			fields[n++] = (struct field){param_table[i].name, &param_table[i]};
+	}
+	nfields = n;
+}
+
+/* The default table: these, then the limits any jail has set. */
 static const char *const default_fields[] = {"name",	 "jid",	 "state",   "pid",
 					     "hostname", "path", "created", NULL};
-static const char *const limit_fields[] = {"nrtask",  "memory", "swap",	  "cpus", "cpu_time",
-					   "memlock", "data",	"nofile", "nice", NULL};
+
+static bool is_limit(const struct field *f)
+{
+	return f->p != NULL && f->p->num != NULL;
+}
 
 static void ls_usage(FILE *out)
 {
@@ -66,115 +81,85 @@ static void ls_usage(FILE *out)
 	      "\n"
 	      "List the running jails, one row each: NAME, JID, STATE, PID, HOSTNAME,\n"
 	      "PATH (the --rootfs; \"-\" for the embedded root), CREATED, and the limits\n"
-	      "set on any of them.\n"
+	      "set on any of them.  Values are spelled as cell set and jail files take\n"
+	      "them (64M, 0.5, a list as \"a, b\"); times are ISO 8601 UTC; --json has\n"
+	      "the same keys with typed values (sizes in bytes, lists as arrays).\n"
 	      "\n"
 	      "  -a, --all          stopped jails too (with EXIT, their exit status, when\n"
 	      "                     it is known)\n"
 	      "  -q, --quiet        names only, one per line\n"
-	      "  -n, --params       name=value pairs, spelled as the parameters of cell run,\n"
-	      "                     the jail file and cell set\n"
-	      "  -o, --output LIST  these fields, in this order: name, jid, state, pid,\n"
-	      "                     hostname, domainname, path, created, exit, net, userns,\n"
-	      "                     init, user, command, nrtask, memory, swap, cpus,\n"
-	      "                     cpu_time, memlock, data, nofile, nice, cgroup_parent\n"
-	      "  -j, --json         a JSON array of objects with these fields\n"
+	      "  -n, --params       name=value pairs, spelled as the parameters of cell set\n"
+	      "                     and the jail file (every field but env)\n"
+	      "  -o, --output LIST  these fields, in this order:\n"
+	      "                    ",
+	      out);
+	for (size_t i = 0, col = 20; i < nfields; i++) {
+		size_t len = strlen(fields[i].name) + 2;
+
+		if (col + len > 78) {
+			fputs("\n                    ", out);
+			col = 20;
+		}
+		fprintf(out, " %s%s", fields[i].name, i + 1 < nfields ? "," : "\n");
+		col += len;
+	}
+	fputs("  -j, --json         a JSON array of objects with these fields\n"
 	      "  -h, --help         show this help\n",
 	      out);
 }
 
 static const struct field *field_find(const char *name)
 {
-	if (strcmp(name, "host.hostname") == 0)
-		name = "hostname";
-	else if (strcmp(name, "host.domainname") == 0)
-		name = "domainname";
-	else if (strcmp(name, "rootfs") == 0)
-		name = "path";
-	for (size_t i = 0; i < NFIELDS; i++)
-		if (strcmp(fields[i].name, name) == 0)
+	const struct param *p = param_find(name);
+
+	for (size_t i = 0; i < nfields; i++)
+		if (strcmp(fields[i].name, name) == 0 ||
+		    (p != NULL && strncmp(name, "allow.", 6) != 0 && fields[i].p == p))
 			return &fields[i];
 	return NULL;
 }
 
-static const json_t *field_json(const json_t *rec, const struct field *f)
-{
-	const char *dot = strchr(f->path, '.');
-	char head[32];
+/* One jail: its record, and the spec the record holds. */
+struct row {
+	const json_t *rec;
+	struct jail_spec spec;
+};
 
-	if (dot == NULL)
-		return json_object_get(rec, f->path);
-	snprintf(head, sizeof(head), "%.*s", (int)(dot - f->path), f->path);
-	return json_object_get(json_object_get(rec, head), dot + 1);
+/* The field's typed value, a new reference; null when not set. */
+static json_t *field_json(const struct row *r, const struct field *f)
+{
+	const json_t *v;
+
+	if (f->p != NULL)
+		return param_to_json(f->p, &r->spec);
+	v = json_object_get(r->rec, f->name);
+	return v != NULL ? json_deep_copy(v) : json_null();
 }
 
-/* A size in the spelling --memory takes: 64M rather than 67108864. */
-static void format_size(long long v, char *buf, size_t size)
+/* The field as text, a heap string; "" when not set. */
+static char *field_text(const struct row *r, const struct field *f)
 {
-	static const char units[] = "KMGT";
-	int u = -1;
+	const json_t *v;
+	char *text = NULL;
 
-	while (u < 3 && v >= 1024 && v % 1024 == 0) {
-		v /= 1024;
-		u++;
+	if (f->p != NULL) {
+		if (param_format(f->p, &r->spec, &text) <= 0)
+			text = NULL;
+		return text != NULL ? text : strdup("");
 	}
-	if (u < 0)
-		snprintf(buf, size, "%lld", v);
-	else
-		snprintf(buf, size, "%lld%c", v, units[u]);
-}
-
-/* The field as text; "" when not set. */
-static void field_text(const json_t *rec, const struct field *f, char *buf, size_t size)
-{
-	const json_t *v = field_json(rec, f);
-
-	buf[0] = '\0';
-	if (v == NULL || json_is_null(v))
-		return;
-	switch (f->kind) {
-	case F_STR:
-		snprintf(buf, size, "%s", json_string_value(v) ? json_string_value(v) : "");
-		break;
-	case F_INT:
-		snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		break;
-	case F_SIZE:
-		format_size((long long)json_integer_value(v), buf, size);
-		break;
-	case F_CPUS:
-		snprintf(buf, size, "%g", json_number_value(v));
-		break;
-	case F_TIME: {
-		time_t t = (time_t)json_integer_value(v);
-		struct tm tm;
-
-		if (gmtime_r(&t, &tm) != NULL)
-			strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-		break;
+	v = json_object_get(r->rec, f->name);
+	if (json_is_integer(v)) {
+		if (asprintf(&text, "%" JSON_INTEGER_FORMAT, json_integer_value(v)) < 0)
+			text = NULL;
+	} else if (json_is_string(v)) {
+		text = strdup(json_string_value(v));
 	}
-	case F_BOOL:
-		snprintf(buf, size, "%s", json_is_true(v) ? "true" : "false");
-		break;
-	case F_ARGV: {
-		size_t i, off = 0;
-		json_t *item;
-
-		json_array_foreach((json_t *)v, i, item)
-		{
-			int n = snprintf(buf + off, size - off, "%s%s", i ? " " : "",
-					 json_string_value(item) ? json_string_value(item) : "");
-			if (n < 0 || (size_t)n >= size - off)
-				break;
-			off += (size_t)n;
-		}
-		break;
-	}
-	}
+	return text != NULL ? text : strdup("");
 }
 
 /* The chosen fields, from -o or the default. */
 struct columns {
-	const struct field *f[NFIELDS * 2];
+	const struct field *f[(PARAM_COUNT + 8) * 2];
 	size_t n;
 };
 
@@ -204,69 +189,79 @@ static int columns_parse(const char *list, struct columns *c)
 	return 0;
 }
 
-static bool any_set(const json_t *list, const struct field *f)
+static bool any_set(const struct row *rows, size_t n, const struct field *f)
 {
-	size_t i;
-	json_t *rec;
-
-	json_array_foreach((json_t *)list, i, rec)
-	{
-		const json_t *v = field_json(rec, f);
-
-		if (v != NULL && !json_is_null(v))
+	for (size_t i = 0; i < n; i++)
+		if (f->p != NULL ? param_is_set(f->p, &rows[i].spec)
+				 : !json_is_null(json_object_get(rows[i].rec, f->name)))
 			return true;
-	}
 	return false;
 }
 
-static void columns_default(const json_t *list, bool all, struct columns *c)
+static void columns_default(const struct row *rows, size_t n, bool all, struct columns *c)
 {
 	c->n = 0;
 	for (size_t i = 0; default_fields[i] != NULL; i++)
 		c->f[c->n++] = field_find(default_fields[i]);
 	if (all)
 		c->f[c->n++] = field_find("exit");
-	for (size_t i = 0; limit_fields[i] != NULL; i++)
-		if (any_set(list, field_find(limit_fields[i])))
-			c->f[c->n++] = field_find(limit_fields[i]);
+	for (size_t i = 0; i < nfields; i++)
+		if (is_limit(&fields[i]) && any_set(rows, n, &fields[i]))
+			c->f[c->n++] = &fields[i];
 }
 
-/* In the table a control character shows as '?': one row per jail. */
-static void field_cell(const json_t *rec, const struct field *f, char *buf, size_t size)
+/* In the table a control character shows as '?': one row per jail; an
+ * unset value as "-". */
+static char *field_cell(const struct row *r, const struct field *f)
 {
-	field_text(rec, f, buf, size);
-	for (char *p = buf; *p != '\0'; p++)
+	char *text = field_text(r, f);
+
+	if (text == NULL)
+		return NULL;
+	if (text[0] == '\0') {
+		free(text);
+		return strdup("-");
+	}
+	for (char *p = text; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
+	return text;
 }
 
-static void print_table(const json_t *list, const struct columns *c)
+static void print_header(const struct columns *c, const size_t *width)
 {
-	size_t width[NFIELDS * 2], i;
-	json_t *rec;
-	char buf[4096];
+	for (size_t k = 0; k < c->n; k++) {
+		const char *name = c->f[k]->name;
 
-	for (size_t k = 0; k < c->n; k++)
-		width[k] = strlen(c->f[k]->header);
-	json_array_foreach((json_t *)list, i, rec)
-	{
-		for (size_t k = 0; k < c->n; k++) {
-			field_cell(rec, c->f[k], buf, sizeof(buf));
-			if (strlen(buf) > width[k])
-				width[k] = strlen(buf);
+		for (size_t i = 0; name[i] != '\0'; i++)
+			putchar(toupper((unsigned char)name[i]));
+		printf("%*s", k + 1 < c->n ? (int)(width[k] - strlen(name) + 2) : 0, "");
+	}
+	putchar('\n');
+}
+
+static void print_table(const struct row *rows, size_t n, const struct columns *c)
+{
+	size_t width[sizeof(c->f) / sizeof(c->f[0])];
+
+	for (size_t k = 0; k < c->n; k++) {
+		width[k] = strlen(c->f[k]->name);
+		for (size_t i = 0; i < n; i++) {
+			char *cell = field_cell(&rows[i], c->f[k]);
+
+			if (cell != NULL && strlen(cell) > width[k])
+				width[k] = strlen(cell);
+			free(cell);
 		}
 	}
-	for (size_t k = 0; k < c->n; k++)
-		printf("%-*s%s", k + 1 < c->n ? (int)width[k] : 0, c->f[k]->header,
-		       k + 1 < c->n ? "  " : "\n");
-	json_array_foreach((json_t *)list, i, rec)
-	{
+	print_header(c, width);
+	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < c->n; k++) {
-			field_cell(rec, c->f[k], buf, sizeof(buf));
-			if (buf[0] == '\0')
-				snprintf(buf, sizeof(buf), "-");
-			printf("%-*s%s", k + 1 < c->n ? (int)width[k] : 0, buf,
+			char *cell = field_cell(&rows[i], c->f[k]);
+
+			printf("%-*s%s", k + 1 < c->n ? (int)width[k] : 0, cell ? cell : "-",
 			       k + 1 < c->n ? "  " : "\n");
+			free(cell);
 		}
 	}
 }
@@ -320,43 +315,37 @@ static void print_word(const char *v)
 	putchar('\'');
 }
 
-static void print_params(const json_t *list, const struct columns *c)
+static void print_params(const struct row *rows, size_t n, const struct columns *c)
 {
-	size_t i;
-	json_t *rec;
-	char buf[4096];
-
-	json_array_foreach((json_t *)list, i, rec)
-	{
+	for (size_t i = 0; i < n; i++) {
 		bool first = true;
 
 		for (size_t k = 0; k < c->n; k++) {
-			field_text(rec, c->f[k], buf, sizeof(buf));
-			if (buf[0] == '\0')
-				continue; /* not set: nothing to feed back */
-			printf("%s%s=", first ? "" : " ", c->f[k]->name);
-			print_word(buf);
-			first = false;
+			char *text = field_text(&rows[i], c->f[k]);
+
+			/* Not set: nothing to feed back. */
+			if (text != NULL && text[0] != '\0') {
+				printf("%s%s=", first ? "" : " ", c->f[k]->name);
+				print_word(text);
+				first = false;
+			}
+			free(text);
 		}
 		putchar('\n');
 	}
 }
 
-static void print_json(const json_t *list, const struct columns *c)
+static void print_json(const struct row *rows, size_t n, const struct columns *c)
 {
 	json_t *out = json_array();
-	size_t i;
-	json_t *rec;
 
-	json_array_foreach((json_t *)list, i, rec)
-	{
+	for (size_t i = 0; i < n; i++) {
 		json_t *o = json_object();
 
 		for (size_t k = 0; k < c->n; k++) {
-			const json_t *v = field_json(rec, c->f[k]);
+			json_t *v = field_json(&rows[i], c->f[k]);
 
-			json_object_set_new(o, c->f[k]->name,
-					    v != NULL ? json_deep_copy(v) : json_null());
+			json_object_set_new(o, c->f[k]->name, v != NULL ? v : json_null());
 		}
 		json_array_append_new(out, o);
 	}
@@ -378,12 +367,15 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 	};
 	enum { TABLE, QUIET, PARAMS, JSON } mode = TABLE;
 	const char *output = NULL;
-	struct columns cols;
+	struct columns cols = {.n = 0};
 	struct cell_err e;
 	bool all = false;
-	json_t *list;
+	json_t *list, *rec;
+	struct row *rows;
+	size_t n, i;
 	int c, rootfd;
 
+	fields_build();
 	opterr = 0;
 	while ((c = cli_getopt(argc, argv, "+aqno:jh", opts, NULL)) != -1) {
 		switch (c) {
@@ -423,28 +415,43 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 		close(rootfd);
 	if (list == NULL)
 		return cli_fail("ls", &e);
+	n = json_array_size(list);
+	rows = calloc(n + 1, sizeof(*rows));
+	if (rows == NULL) {
+		json_decref(list);
+		return cli_usage_error("ls", "out of memory");
+	}
+	json_array_foreach(list, i, rec)
+	{
+		rows[i].rec = rec;
+		spec_init(&rows[i].spec);
+		/* A record it cannot read shows what it could. */
+		if (record_spec(rec, &rows[i].spec, &e) < 0)
+			cell_err_clear(&e);
+	}
 	if (output == NULL) {
 		if (mode == TABLE)
-			columns_default(list, all, &cols);
+			columns_default(rows, n, all, &cols);
 		else {
 			cols.n = 0;
-			for (size_t i = 0; i < NFIELDS; i++)
-				cols.f[cols.n++] = &fields[i];
+			for (size_t k = 0; k < nfields; k++)
+				if (fields[k].p == NULL || !fields[k].p->hidden)
+					cols.f[cols.n++] = &fields[k];
 		}
 	}
 	if (mode == QUIET) {
-		size_t i;
-		json_t *rec;
-
 		json_array_foreach(list, i, rec)
 			printf("%s\n", json_string_value(json_object_get(rec, "name")));
 	} else if (mode == PARAMS) {
-		print_params(list, &cols);
+		print_params(rows, n, &cols);
 	} else if (mode == JSON) {
-		print_json(list, &cols);
+		print_json(rows, n, &cols);
 	} else {
-		print_table(list, &cols);
+		print_table(rows, n, &cols);
 	}
+	for (i = 0; i < n; i++)
+		spec_free(&rows[i].spec);
+	free(rows);
 	json_decref(list);
 	return 0;
 }

@@ -1,5 +1,9 @@
 /*
  * jail_run.c - `cell run`: flags -> struct jail_spec -> jail_run().
+ *
+ * A jail parameter's flag, its help line and its value's parse are the
+ * table's (param.h); run has only the options of one invocation (-d,
+ * --rm, --clear-env, -t, -T) of its own.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,9 +16,63 @@
 #include "cli.h"
 #include "policy.h"
 #include "launch.h"
+#include "param.h"
 #include "spec.h"
 
 extern char **environ;
+
+/* The options of run that are no parameter of the jail: how this one
+ * invocation goes. */
+enum {
+	OPT_RM = 256,
+	OPT_CLEAR_ENV,
+	OPT_PARAM, /* + enum param_id: the table's flags */
+};
+
+static const struct option own_opts[] = {
+	{"detach", no_argument, NULL, 'd'},
+	{"rm", no_argument, NULL, OPT_RM},
+	{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
+	{"tty", no_argument, NULL, 't'},
+	{"no-tty", no_argument, NULL, 'T'},
+	{"help", no_argument, NULL, 'h'},
+};
+#define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
+
+/* Help lines of the options that are no parameter, by section. */
+static const char *const own_help[] = {
+	[PARAM_GROUP_IDENTITY] = "",
+	[PARAM_GROUP_FILESYSTEM] = "",
+	[PARAM_GROUP_PROCESS] =
+		"      --clear-env         start from an empty environment (PATH is set)\n"
+		"  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
+		"  -T, --no-tty            never give the jail a pty\n",
+	[PARAM_GROUP_POLICY] = "",
+	[PARAM_GROUP_NETWORK] = "",
+};
+static const char *const group_title[] = {
+	[PARAM_GROUP_IDENTITY] = "Identity:\n",
+	[PARAM_GROUP_FILESYSTEM] = "Filesystem:\n",
+	[PARAM_GROUP_PROCESS] = "Process:\n",
+	[PARAM_GROUP_POLICY] = "Policy and limits (the default jail policy is on; see cell(8)):\n",
+	[PARAM_GROUP_NETWORK] = "Network:\n",
+};
+
+/* One parameter's flag in the help: "  -n, --name NAME         the ..." */
+static void param_usage(FILE *out, const struct param *p)
+{
+	char left[64];
+	const char *h = p->help;
+
+	snprintf(left, sizeof(left), "%c%c%c %s%s%s", p->short_flag ? '-' : ' ',
+		 p->short_flag ? p->short_flag : ' ', p->short_flag ? ',' : ' ', p->flag,
+		 p->arg != NULL ? " " : "", p->arg != NULL ? p->arg : "");
+	fprintf(out, "  %-23s ", left);
+	/* Continuation lines line up under the first. */
+	for (const char *nl; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
+		fprintf(out, "%.*s\n%26s", (int)(nl - h), h, "");
+	fprintf(out, "%s\n", h);
+}
 
 static void run_usage(FILE *out)
 {
@@ -27,106 +85,62 @@ static void run_usage(FILE *out)
 	      "\n"
 	      "  -d, --detach            leave the jail running; its stdout and stderr go to\n"
 	      "                          its log (cell logs NAME) unless they are files\n"
-	      "      --rm                with -d: remove the jail when it ends\n"
-	      "Identity:\n"
-	      "  -n, --name NAME         the jail's name (default: generated)\n"
-	      "      --hostname NAME     hostname inside (default: the --name, else \"cell\")\n"
-	      "      --domainname NAME   domainname inside (default: the host's)\n"
-	      "Filesystem:\n"
-	      "      --rootfs DIR        run in DIR instead of the embedded root (the host's\n"
-	      "                          files, read-only)\n"
-	      "      --rw                make the --rootfs root writable\n"
-	      "      --bind SRC:DST[:ro] bind host path SRC at DST (repeatable)\n"
-	      "  -w, --workdir DIR       working directory inside (default /)\n"
-	      "Process:\n"
-	      "  -e, --env KEY=VALUE     set a variable; KEY alone copies cell's (repeatable)\n"
-	      "      --clear-env         start from an empty environment (PATH is set)\n"
-	      "  -u, --user UID[:GID]    run as UID (GID: the jail's /etc/passwd, else UID)\n"
-	      "      --init              run a tiny reaper as pid 1 that forwards signals\n"
-	      "  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
-	      "  -T, --no-tty            never give the jail a pty\n"
-	      "Policy and limits (the default jail policy is on; see cell(8)):\n"
-	      "      --allow RULE        relax one rule: set_hostname, raw_sockets, sysvipc,\n"
-	      "                          chown, mlock (repeatable)\n"
-	      "      --no-policy         namespaces only: no seccomp, Landlock, capability\n"
-	      "                          drop, no_new_privs, /proc masks or hidden host\n"
-	      "                          secrets (to measure the policy's cost; unsafe)\n"
-	      "      --nrtask N          at most N tasks (pids cgroup)\n"
-	      "      --memory SIZE       memory limit, e.g. 64M (memory cgroup; no swap beyond)\n"
-	      "      --swap SIZE         swap allowed beyond --memory\n"
-	      "      --cpus F            CPU bandwidth, e.g. 0.5 (cpu cgroup)\n"
-	      "      --cpu-time SECONDS  CPU time per process (RLIMIT_CPU: SIGXCPU, then SIGKILL)\n"
-	      "      --memlock SIZE      lockable memory (RLIMIT_MEMLOCK)\n"
-	      "      --data SIZE         data segment (RLIMIT_DATA)\n"
-	      "      --nofile N          open files (RLIMIT_NOFILE)\n"
-	      "      --nice N            start nice value; the jail cannot go below it\n"
-	      "      --cgroup-parent P   create the jail's cgroups beneath P\n"
-	      "      --userns private|host  the jail's ids a range of host ids of its own\n"
-	      "                          (default), or the host's: its root is the host's\n"
-	      "                          root without capabilities (weaker; see cell(8))\n"
-	      "Network:\n"
-	      "      --net none|host     own namespace with loopback only (default), or the\n"
-	      "                          host's\n"
-	      "  -h, --help              show this help\n",
+	      "      --rm                with -d: remove the jail when it ends\n",
 	      out);
+	for (size_t g = 0; g < sizeof(group_title) / sizeof(group_title[0]); g++) {
+		fputs(group_title[g], out);
+		for (size_t i = 0; i < PARAM_COUNT; i++)
+			if (param_table[i].flag != NULL && param_table[i].group == g)
+				param_usage(out, &param_table[i]);
+		fputs(own_help[g], out);
+	}
+	fputs("  -h, --help              show this help\n", out);
 }
 
-enum {
-	OPT_HOSTNAME = 256,
-	OPT_DOMAINNAME,
-	OPT_ROOTFS,
-	OPT_RW,
-	OPT_BIND,
-	OPT_CLEAR_ENV,
-	OPT_INIT,
-	OPT_NET,
-	OPT_USERNS,
-	OPT_ALLOW,
-	OPT_LIMIT,
-	OPT_CGROUP_PARENT,
-	OPT_NO_POLICY,
-	OPT_RM,
+/* The getopt table: the parameters' flags, then run's own. */
+struct run_opts {
+	struct option o[PARAM_COUNT + NOWN + 1];
+	char shorts[2 * PARAM_COUNT + 16];
 };
 
-static const struct option run_opts[] = {
-	{"name", required_argument, NULL, 'n'},
-	{"detach", no_argument, NULL, 'd'},
-	{"rm", no_argument, NULL, OPT_RM},
-	{"hostname", required_argument, NULL, OPT_HOSTNAME},
-	{"domainname", required_argument, NULL, OPT_DOMAINNAME},
-	{"rootfs", required_argument, NULL, OPT_ROOTFS},
-	{"rw", no_argument, NULL, OPT_RW},
-	{"bind", required_argument, NULL, OPT_BIND},
-	{"workdir", required_argument, NULL, 'w'},
-	{"env", required_argument, NULL, 'e'},
-	{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
-	{"user", required_argument, NULL, 'u'},
-	{"init", no_argument, NULL, OPT_INIT},
-	{"tty", no_argument, NULL, 't'},
-	{"no-tty", no_argument, NULL, 'T'},
-	{"net", required_argument, NULL, OPT_NET},
-	{"userns", required_argument, NULL, OPT_USERNS},
-	{"allow", required_argument, NULL, OPT_ALLOW},
-	{"no-policy", no_argument, NULL, OPT_NO_POLICY},
-	{"nrtask", required_argument, NULL, OPT_LIMIT},
-	{"memory", required_argument, NULL, OPT_LIMIT},
-	{"swap", required_argument, NULL, OPT_LIMIT},
-	{"cpus", required_argument, NULL, OPT_LIMIT},
-	{"cpu-time", required_argument, NULL, OPT_LIMIT},
-	{"memlock", required_argument, NULL, OPT_LIMIT},
-	{"data", required_argument, NULL, OPT_LIMIT},
-	{"nofile", required_argument, NULL, OPT_LIMIT},
-	{"nice", required_argument, NULL, OPT_LIMIT},
-	{"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-static int set_string(char **field, const char *value)
+static void run_opts_build(struct run_opts *r)
 {
-	free(*field);
-	*field = strdup(value);
-	return *field == NULL ? -1 : 0;
+	size_t n = 0, k = 0;
+
+	r->shorts[k++] = '+';
+	for (size_t i = 0; i < PARAM_COUNT; i++) {
+		const struct param *p = &param_table[i];
+
+		if (p->flag == NULL)
+			continue;
+		/* A short flag is the long one's value, as getopt reports it. */
+		r->o[n++] = (struct option){
+			p->flag + 2, p->flag_value != NULL ? no_argument : required_argument, NULL,
+			p->short_flag ? p->short_flag : OPT_PARAM + (int)i};
+		if (p->short_flag != 0) {
+			r->shorts[k++] = p->short_flag;
+			if (p->flag_value == NULL)
+				r->shorts[k++] = ':';
+		}
+	}
+	for (size_t i = 0; i < NOWN; i++) {
+		r->o[n++] = own_opts[i];
+		if (own_opts[i].val < 256)
+			r->shorts[k++] = (char)own_opts[i].val;
+	}
+	r->o[n] = (struct option){NULL, 0, NULL, 0};
+	r->shorts[k] = '\0';
+}
+
+/* The row of option C (a parameter's long or short flag), or NULL. */
+static const struct param *option_param(int c)
+{
+	if (c >= OPT_PARAM && c < OPT_PARAM + PARAM_COUNT)
+		return &param_table[c - OPT_PARAM];
+	for (size_t i = 0; c > 0 && c < 256 && i < PARAM_COUNT; i++)
+		if (param_table[i].short_flag == c)
+			return &param_table[i];
+	return NULL;
 }
 
 /* Options applied once the environment is known. */
@@ -136,78 +150,47 @@ struct env_args {
 	bool clear;
 };
 
-static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args *env,
-		     bool *force_tty, bool *no_tty, struct cell_err *e)
+/* A parameter's flag: its value through the table, the error's subject
+ * the flag and the value as given. */
+static int parse_param(const struct param *p, struct jail_spec *s, const char *arg,
+		       struct cell_err *e)
 {
-	int c, idx;
+	if (param_parse(p, s, p->flag_value != NULL ? p->flag_value : arg, e) < 0) {
+		cli_spell_flag_text(e, p, arg);
+		return -1;
+	}
+	return 0;
+}
 
+static int parse_run(int argc, char **argv, struct jail_spec *s, struct launch_opts *o,
+		     struct env_args *env, bool *force_tty, bool *no_tty, struct cell_err *e)
+{
+	struct run_opts ro;
+	int c;
+
+	run_opts_build(&ro);
 	opterr = 0;
-	while ((c = cli_getopt(argc, argv, "+dn:w:e:u:tTh", run_opts, &idx)) != -1) {
-		int r = 0;
+	while ((c = cli_getopt(argc, argv, ro.shorts, ro.o, NULL)) != -1) {
+		const struct param *p = option_param(c);
 
-		switch (c) {
-		case OPT_ALLOW:
-			if (spec_allow(s, optarg, e) < 0)
-				return -1;
-			break;
-		case OPT_LIMIT: {
-			/* The flag is the parameter's name, with '_' for '-'. */
-			char name[32];
-
-			snprintf(name, sizeof(name), "%s", run_opts[idx].name);
-			for (char *p = name; *p != '\0'; p++)
-				if (*p == '-')
-					*p = '_';
-			if (spec_set_limit(s, name, optarg, e) < 0)
-				return -1;
-			break;
+		if (p != NULL && p->id == PARAM_ENV) {
+			env->v[env->n++] = optarg; /* once the environment is there */
+			continue;
 		}
+		if (p != NULL) {
+			if (parse_param(p, s, optarg, e) < 0)
+				return -1;
+			continue;
+		}
+		switch (c) {
 		case 'd':
-			s->detach = true;
+			o->detach = true;
 			break;
 		case OPT_RM:
-			s->autoremove = true;
-			break;
-		case OPT_NO_POLICY:
-			s->policy = false;
-			break;
-		case OPT_CGROUP_PARENT:
-			r = set_string(&s->cgroup_parent, optarg);
-			break;
-		case 'n':
-			r = set_string(&s->name, optarg);
-			break;
-		case OPT_HOSTNAME:
-			r = set_string(&s->hostname, optarg);
-			break;
-		case OPT_DOMAINNAME:
-			r = set_string(&s->domainname, optarg);
-			break;
-		case OPT_ROOTFS:
-			r = set_string(&s->rootfs, optarg);
-			break;
-		case OPT_RW:
-			s->rw = true;
-			break;
-		case OPT_BIND:
-			if (spec_add_bind(s, optarg, e) < 0)
-				return -1;
-			break;
-		case 'w':
-			r = set_string(&s->workdir, optarg);
-			break;
-		case 'e':
-			env->v[env->n++] = optarg;
+			o->autoremove = true;
 			break;
 		case OPT_CLEAR_ENV:
 			env->clear = true;
-			break;
-		case 'u':
-			if (spec_parse_user(s, optarg, e) < 0)
-				return -1;
-			break;
-		case OPT_INIT:
-			s->init = true;
 			break;
 		case 't':
 			*force_tty = true;
@@ -215,28 +198,13 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct env_args
 		case 'T':
 			*no_tty = true;
 			break;
-		case OPT_NET:
-			if (strcmp(optarg, "none") == 0)
-				s->net = JAIL_NET_NONE;
-			else if (strcmp(optarg, "host") == 0)
-				s->net = JAIL_NET_HOST;
-			else
-				return cell_err_set(e, 0, "--net %s: expected none or host",
-						    optarg);
-			break;
-		case OPT_USERNS:
-			if (spec_parse_userns(s, "--userns", optarg, e) < 0)
-				return -1;
-			break;
 		case 'h':
 			run_usage(stdout);
 			exit(0);
 		default:
-			cli_bad_option("run", argv, run_opts);
+			cli_bad_option("run", argv, ro.o);
 			return -2; /* reported */
 		}
-		if (r < 0)
-			return cell_err_set(e, ENOMEM, "option");
 	}
 	return optind;
 }
@@ -257,6 +225,7 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 {
 	static char *const default_cmd[] = {"/bin/sh", NULL};
 	struct jail_spec s;
+	struct launch_opts o = {.state_root = g->root};
 	struct env_args env = {.v = calloc((size_t)argc, sizeof(char *))};
 	struct cell_err e;
 	bool force_tty = false, no_tty = false;
@@ -268,7 +237,7 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		cell_err_set(&e, ENOMEM, "arguments");
 		goto fail;
 	}
-	first = parse_run(argc, argv, &s, &env, &force_tty, &no_tty, &e);
+	first = parse_run(argc, argv, &s, &o, &env, &force_tty, &no_tty, &e);
 	if (first == -2)
 		goto out; /* the option's error is printed */
 	if (first < 0)
@@ -277,17 +246,17 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 		cell_err_set(&e, 0, "--tty and --no-tty are exclusive");
 		goto fail;
 	}
-	if (s.detach && force_tty) {
+	if (o.detach && force_tty) {
 		cell_err_set(&e, 0, "--tty needs a jail in the foreground (not -d)");
 		goto fail;
 	}
-	if (s.autoremove && !s.detach) {
+	if (o.autoremove && !o.detach) {
 		cell_err_set(&e, 0, "--rm is for -d: a jail in the foreground is always removed");
 		goto fail;
 	}
-	s.tty = !s.detach && (force_tty || (!no_tty && isatty(STDIN_FILENO)));
-	s.keep_stdout = s.detach && kept_output(STDOUT_FILENO);
-	s.keep_stderr = s.detach && kept_output(STDERR_FILENO);
+	s.proc.terminal = !o.detach && (force_tty || (!no_tty && isatty(STDIN_FILENO)));
+	o.keep_stdout = o.detach && kept_output(STDOUT_FILENO);
+	o.keep_stderr = o.detach && kept_output(STDERR_FILENO);
 	if (first < argc) {
 		if (spec_set_argv(&s, argc - first, argv + first, &e) < 0)
 			goto fail;
@@ -297,29 +266,32 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 	if (!env.clear && spec_env_import(&s, environ, &e) < 0)
 		goto fail;
 	for (size_t i = 0; i < env.n; i++)
-		if (spec_env_set(&s, env.v[i], &e) < 0)
+		if (parse_param(param_get(PARAM_ENV), &s, env.v[i], &e) < 0)
 			goto fail;
-	if (s.tty && spec_env_get(&s, "TERM") == NULL && spec_env_set(&s, "TERM=xterm", &e) < 0)
+	if (s.proc.terminal && spec_env_get(&s, "TERM") == NULL &&
+	    spec_env_set(&s, "TERM=xterm", &e) < 0)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(&s, &e) < 0)
 		goto fail;
-	if (jail_run(&s, g->root, &status, &e) < 0) {
+	if (jail_run(&s, &o, &status, &e) < 0) {
+		cli_spell_flags(&e, &s);
 		if (status < 0)
 			goto fail;
 		/* The command ran: what failed after it is said, and its
 		 * status is still cell's. */
 		cli_fail("run", &e);
 	}
-	if (s.detach) {
+	if (o.detach) {
 		printf("%s\n", s.name);
 		fflush(stdout);
 	}
 	ret = status;
 	goto out;
 fail:
+	cli_spell_flags(&e, &s);
 	ret = cli_fail("run", &e);
 out:
 	spec_free(&s);

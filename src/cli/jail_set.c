@@ -1,10 +1,17 @@
 /*
  * jail_set.c - `cell set`: like FreeBSD's jail -m.
+ *
+ * Each NAME=VALUE word is read through the table of parameters (param.h)
+ * into a typed change, which the engine applies; an error about a
+ * parameter is spelled as the word that named it.
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "param.h"
 #include "set.h"
 
 static void set_usage(FILE *out)
@@ -16,11 +23,53 @@ static void set_usage(FILE *out)
 	      "cpus= (its cgroups), cpu_time=, memlock=, data=, nofile= (the rlimits of\n"
 	      "every process of the jail), nice= (their nice value, and the floor\n"
 	      "below which the jail cannot go).  Values are spelled as for cell run and\n"
-	      "as cell ls -n prints them.  If any one cannot be applied, nothing\n"
-	      "changes.\n"
+	      "as cell ls -n prints them; another parameter may be given its current\n"
+	      "value.  If any one cannot be applied, nothing changes.\n"
 	      "\n"
-	      "  -h, --help   show this help\n",
+	      "Parameters that change live:",
 	      out);
+	for (size_t i = 0, col = 28; i < PARAM_COUNT; i++) {
+		if (!param_table[i].live)
+			continue;
+		if (col + strlen(param_table[i].name) + 1 > 78) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		fprintf(out, " %s", param_table[i].name);
+		col += strlen(param_table[i].name) + 1;
+	}
+	fputs("\n\n  -h, --help   show this help\n", out);
+}
+
+/* "key=value" words -> *C; the word of each parameter in WORDS. */
+static int parse_words(char **argv, int n, struct jail_change *c, const char **words,
+		       struct cell_err *e)
+{
+	for (int i = 0; i < n; i++) {
+		char key[256];
+		const char *eq = strchr(argv[i], '=');
+		const struct param *p;
+		int r;
+
+		if (eq == NULL || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof(key))
+			return cell_err_set(e, 0, "%s: expected PARAM=VALUE", argv[i]);
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - argv[i]), argv[i]);
+		p = param_find(key);
+		if (p == NULL)
+			return cell_err_set(e, 0, "%s: unknown parameter", argv[i]);
+		/* allow.RULE=BOOL is one rule; NAME=VALUE the whole value. */
+		if (strchr(key, '.') != NULL && p->id == PARAM_ALLOW)
+			r = param_set(&c->values, key, eq + 1, NULL, e);
+		else
+			r = param_parse_text(p, &c->values, eq + 1, e);
+		if (r < 0) {
+			cell_err_spell(e, argv[i], NULL);
+			return -1;
+		}
+		c->params |= (uint64_t)1 << p->id;
+		words[p->id] = argv[i];
+	}
+	return 0;
 }
 
 int cmd_set(const struct cli_global *g, int argc, char **argv)
@@ -29,8 +78,10 @@ int cmd_set(const struct cli_global *g, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *words[PARAM_COUNT] = {NULL};
+	struct jail_change change;
 	struct cell_err e;
-	int c;
+	int c, ret = 0;
 
 	opterr = 0;
 	while ((c = cli_getopt(argc, argv, "+h", opts, NULL)) != -1) {
@@ -45,7 +96,22 @@ int cmd_set(const struct cli_global *g, int argc, char **argv)
 	if (optind + 1 >= argc)
 		return cli_usage_error("set", "jail %s: no PARAM=VALUE given", argv[optind]);
 	cell_err_clear(&e);
-	if (jail_set(g->root, argv[optind], argv + optind + 1, (size_t)(argc - optind - 1), &e) < 0)
-		return cli_fail("set", &e);
-	return 0;
+	jail_change_init(&change);
+	if (parse_words(argv + optind + 1, argc - optind - 1, &change, words, &e) < 0 ||
+	    jail_set(g->root, argv[optind], &change, &e) < 0) {
+		const struct param *p = param_get(e.about.param);
+		const struct param *ref = param_get(e.about.ref);
+
+		/* The word that named it, else (a parameter not given) its
+		 * name. */
+		if (p != NULL || ref != NULL)
+			cell_err_spell(&e,
+				       p == NULL      ? NULL
+				       : words[p->id] ? words[p->id]
+						      : p->name,
+				       ref != NULL ? ref->name : NULL);
+		ret = cli_fail("set", &e);
+	}
+	jail_change_free(&change);
+	return ret;
 }

@@ -97,12 +97,15 @@ static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, s
 		      char **exec_stop, struct cell_err *e)
 {
 	spec_init(s);
-	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0 || spec_validate(s, e) < 0)
+	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0)
 		return -1;
+	if (spec_validate(s, e) < 0) {
+		jailconf_spell(c, j, e);
+		return -1;
+	}
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(s, e) < 0)
 		return -1;
-	s->detach = true;
 	return 0;
 }
 
@@ -180,14 +183,20 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 	}
 	for (size_t i = 0; i < conf.njails; i++) {
 		struct jail_spec *s = &specs[i];
+		struct launch_opts o = {.state_root = root, .detach = true};
 		int status, room;
 
 		if (!sel[i])
 			continue;
 		room = make_room(root, s->name, &e);
-		if (room < 0 || (room == 0 && jail_run(s, root, &status, &e) < 0))
+		if (room == 0 && jail_run(s, &o, &status, &e) < 0)
+			room = -1;
+		if (room < 0) {
+			/* What the start found about a parameter: where the
+			 * file declares it. */
+			jailconf_spell(&conf, &conf.jails[i], &e);
 			ret = cli_fail("up", &e);
-		else if (room == 1)
+		} else if (room == 1)
 			fprintf(stderr, "cell: up: jail %s: already running\n", s->name);
 		else
 			printf("%s\n", s->name);
@@ -202,9 +211,11 @@ out:
 	return ret;
 }
 
-/* exec.stop inside the running jail NAME; its failure is reported, and
- * the jail stopped all the same. */
-static void run_exec_stop(const char *root, const char *name, const char *cmd)
+/* exec.stop inside the running jail NAME, killed after TIMEOUT seconds
+ * (exec.timeout; a stop command that ignores signals once hung `down`
+ * for ever); its failure is reported, and the jail stopped all the
+ * same. */
+static void run_exec_stop(const char *root, const char *name, const char *cmd, int timeout)
 {
 	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
 	struct jail_spec s;
@@ -215,8 +226,9 @@ static void run_exec_stop(const char *root, const char *name, const char *cmd)
 	spec_init(&s);
 	s.name = strdup(name);
 	if (s.name == NULL || spec_set_argv(&s, 3, argv, &e) < 0 || spec_validate(&s, &e) < 0 ||
-	    jail_exec(root, &s, &status, &e) < 0)
-		fprintf(stderr, "cell: down: jail %s: exec.stop: %s\n", name, e.msg);
+	    jail_exec(root, &s, timeout, &status, &e) < 0)
+		fprintf(stderr, "cell: down: jail %s: exec.stop: %s%s\n", name, e.msg,
+			e.errnum == ETIMEDOUT ? " (exec.timeout)" : "");
 	else if (status != 0)
 		fprintf(stderr, "cell: down: jail %s: exec.stop exited %d\n", name, status);
 	spec_free(&s);
@@ -283,7 +295,8 @@ int cmd_down(const struct cli_global *g, int argc, char **argv)
 
 			jail_close(&j);
 			if (running && exec_stop != NULL)
-				run_exec_stop(g->root, s.name, exec_stop);
+				run_exec_stop(g->root, s.name, exec_stop,
+					      jailconf_exec_timeout(&conf.jails[i]));
 			if (jail_open(rootfd, s.name, &j, &e) == 0) {
 				if (jail_stop(rootfd, &j, (int)timeout, &e) < 0 ||
 				    jail_remove(rootfd, &j, true, &e) < 0)

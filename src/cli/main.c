@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "param.h"
 
 #ifndef CELL_VERSION
 #define CELL_VERSION "unknown"
@@ -36,8 +37,55 @@ static const struct cli_command commands[] = {
 
 int cli_fail(const char *cmd, const struct cell_err *e)
 {
-	fprintf(stderr, "cell: %s: %s\n", cmd, e->msg);
+	struct cell_err spelled = *e;
+
+	/* An error about a parameter no one spelled: its name says which. */
+	if (spelled.about.param != CELL_ERR_NO_PARAM || spelled.about.ref != CELL_ERR_NO_PARAM) {
+		const struct param *p = param_get(spelled.about.param);
+		const struct param *ref = param_get(spelled.about.ref);
+
+		cell_err_spell(&spelled, p != NULL ? p->name : NULL,
+			       ref != NULL ? ref->name : NULL);
+	}
+	fprintf(stderr, "cell: %s: %s\n", cmd, spelled.msg);
 	return e->exit_code;
+}
+
+/* A parameter as cell run spells it: its flag, else its name. */
+static const char *flag_or_name(const struct param *p)
+{
+	return p == NULL ? NULL : p->flag != NULL ? p->flag : p->name;
+}
+
+void cli_spell_flag_text(struct cell_err *e, const struct param *p, const char *text)
+{
+	char subject[sizeof(e->msg)];
+
+	if (p->flag == NULL)
+		cell_err_spell(e, NULL, flag_or_name(param_get(e->about.ref)));
+	else if (p->flag_value != NULL || text == NULL)
+		cell_err_spell(e, p->flag, flag_or_name(param_get(e->about.ref)));
+	else {
+		snprintf(subject, sizeof(subject), "%s %s", p->flag, text);
+		cell_err_spell(e, subject, flag_or_name(param_get(e->about.ref)));
+	}
+}
+
+void cli_spell_flags(struct cell_err *e, const struct jail_spec *s)
+{
+	const struct param *p = param_get(e->about.param);
+	char *text = NULL;
+
+	if (p == NULL) {
+		if (e->about.ref != CELL_ERR_NO_PARAM)
+			cell_err_spell(e, NULL, flag_or_name(param_get(e->about.ref)));
+		return;
+	}
+	if (param_format_element(p, s, p->type == PARAM_LIST ? (size_t)e->about.index : 0, &text) <
+	    0)
+		text = NULL;
+	cli_spell_flag_text(e, p, text != NULL ? text : "");
+	free(text);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -40,6 +40,7 @@
 
 #include "cgroup_backend.h"
 #include "cleanup.h"
+#include "param.h"
 #include "proc.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -53,14 +54,14 @@
  * give must fail only what needs it: a jail gets only those its spec
  * needs, and the freezer whenever it has cgroups at all (when it can). */
 const struct cgroup_ctrl_info cgroup_ctrls[CGROUP_NCTRL] = {
-	[CGROUP_PIDS] = {"pids", "pids", "pids", "nrtask",
+	[CGROUP_PIDS] = {"pids", "pids", "pids", PARAM_NRTASK,
 			 CGROUP_NEEDS_NRTASK | CGROUP_NEEDS_PARENT, false},
-	[CGROUP_MEMORY] = {"memory", "memory", "memory", "memory", CGROUP_NEEDS_MEMORY, false},
-	[CGROUP_CPU] = {"cpu", "cpu", "cpu", "cpus", CGROUP_NEEDS_CPUS, false},
-	[CGROUP_DEVICES] = {"devices", "devices", NULL, NULL, CGROUP_NEEDS_DEVICES, false},
+	[CGROUP_MEMORY] = {"memory", "memory", "memory", PARAM_MEMORY, CGROUP_NEEDS_MEMORY, false},
+	[CGROUP_CPU] = {"cpu", "cpu", "cpu", PARAM_CPUS, CGROUP_NEEDS_CPUS, false},
+	[CGROUP_DEVICES] = {"devices", "devices", NULL, -1, CGROUP_NEEDS_DEVICES, false},
 	/* Optional: without it `cell stop` kills as before, through the end
 	 * of the jail's pid namespace. */
-	[CGROUP_FREEZER] = {"freezer", "freezer", NULL, NULL, CGROUP_NEEDS_ANY, true},
+	[CGROUP_FREEZER] = {"freezer", "freezer", NULL, -1, CGROUP_NEEDS_ANY, true},
 };
 
 void cgroup_init(struct cgroup *cg)
@@ -411,9 +412,9 @@ int cgroup_remove_dir(const char *dir)
 	return -1;
 }
 
-int cgroup_limit_failed(const char *flag, const char *dir, const char *file, struct cell_err *e)
+int cgroup_limit_failed(int param, const char *dir, const char *file, struct cell_err *e)
 {
-	return cell_err_set(e, errno, "--%s: write %s/%s", flag, dir, file);
+	return cell_err_param(e, param, 0, errno, "write %s/%s", dir, file);
 }
 
 /* A host that does not account swap lacks FILE: an error only for --swap. */
@@ -421,13 +422,12 @@ int cgroup_pin_swap(const char *dir, const char *file, long long value, const st
 		    struct cell_err *e)
 {
 	if (!cgroup_file_exists(dir, file))
-		return l->swap < 0
-			       ? 0
-			       : cell_err_set(e, ENOTSUP,
-					      "--swap: this host does not account swap (no %s/%s)",
-					      dir, file);
+		return l->swap < 0 ? 0
+				   : cell_err_param(e, PARAM_SWAP, 0, ENOTSUP,
+						    "this host does not account swap (no %s/%s)",
+						    dir, file);
 	if (cgroup_write_ll(dir, file, value) < 0)
-		return cgroup_limit_failed(l->swap >= 0 ? "swap" : "memory", dir, file, e);
+		return cgroup_limit_failed(l->swap >= 0 ? PARAM_SWAP : PARAM_MEMORY, dir, file, e);
 	return 0;
 }
 
@@ -573,25 +573,18 @@ static char *own_cgroups(pid_t pid, struct cell_err *e)
 	return text;
 }
 
-int cgroup_check_cpus(long long milli, bool param, struct cell_err *e)
+int cgroup_check_cpus(long long milli, struct cell_err *e)
 {
 	cpu_set_t set;
-	char text[32];
-	int n, len;
+	int n;
 
 	if (milli < 0 || sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 0;
 	n = CPU_COUNT(&set);
 	if (milli <= (long long)n * 1000)
 		return 0;
-	/* 2500 -> "2.5", as the user would have written it */
-	len = snprintf(text, sizeof(text), "%lld.%03lld", milli / 1000, milli % 1000);
-	while (len > 0 && text[len - 1] == '0')
-		text[--len] = '\0';
-	if (len > 0 && text[len - 1] == '.')
-		text[--len] = '\0';
-	return cell_err_set(e, 0, "%s%s: more than the %d CPU%s cell may run on",
-			    param ? "cpus = " : "--cpus ", text, n, n == 1 ? "" : "s");
+	return cell_err_param(e, PARAM_CPUS, 0, 0, "more than the %d CPU%s cell may run on", n,
+			      n == 1 ? "" : "s");
 }
 
 int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
@@ -663,14 +656,15 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 
 	/* Every limit checked before any is written. */
 	for (int c = 0; c < CGROUP_NCTRL; c++) {
-		const char *flag = cgroup_ctrls[c].flag;
+		int param = cgroup_ctrls[c].param;
 
 		if (!(changed & 1U << c) || (ops(cg) != NULL && ops(cg)->ctrl_dir(cg, c) != NULL))
 			continue;
-		return cell_err_set(
-			e, 0, "%s: the jail has no %s cgroup (it was started without --%s)",
-			c == CGROUP_MEMORY && new->memory == old->memory ? "swap" : flag,
-			cgroup_ctrls[c].name, flag);
+		cell_err_param(
+			e, c == CGROUP_MEMORY && new->memory == old->memory ? PARAM_SWAP : param, 0,
+			0, "the jail has no %s cgroup (it was started without %s)",
+			cgroup_ctrls[c].name, param_get(param)->name);
+		return cell_err_ref(e, param, param_get(param)->name);
 	}
 	if ((changed & ~set_ctrls(new)) != 0)
 		return cell_err_set(e, 0, "a cgroup limit cannot be unset in a running jail");

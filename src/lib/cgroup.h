@@ -60,7 +60,7 @@ struct cgroup_ctrl_info {
 	const char *v1;	    /* the v1 hierarchy's controller, as mountinfo names it */
 	const char *v2;	    /* its name in cgroup.subtree_control; NULL: built in
 			     * (cgroup.freeze) or no controller (a device program) */
-	const char *flag;   /* the limit's flag, for errors; NULL: no limit */
+	int param;	    /* the limit's parameter (param.h), for errors; -1: none */
 	unsigned int needs; /* CGROUP_NEEDS_* */
 	bool optional;	    /* v1: a host, or a --cgroup-parent, without it
 			     * only costs the jail this controller */
@@ -98,9 +98,9 @@ int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e
 
 /* A CPU bandwidth of MILLI thousandths of a CPU (-1: none) is refused
  * above the CPUs cell may run on (its affinity), where it would limit
- * nothing: "--cpus 4: more than the 2 CPUs cell may run on", or
- * "cpus = 4: ..." when PARAM (a jail file's or cell set's spelling). */
-int cgroup_check_cpus(long long milli, bool param, struct cell_err *e);
+ * nothing: "more than the 2 CPUs cell may run on", an error about cpus
+ * (err.h). */
+int cgroup_check_cpus(long long milli, struct cell_err *e);
 
 /* `cell set`: writes the cgroup limits of NEW that differ from OLD (the
  * jail's current ones).  A limit whose controller the jail has no cgroup

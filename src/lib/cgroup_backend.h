@@ -90,8 +90,9 @@ char *cgroup_parent_path(const char *cgparent, const char *own);
 int cgroup_make_dir(const char *dir, struct cell_err *e);
 /* rmdir, waiting briefly while the kernel empties DIR. */
 int cgroup_remove_dir(const char *dir);
-/* "--FLAG: write DIR/FILE: errno", as every failed limit says it. */
-int cgroup_limit_failed(const char *flag, const char *dir, const char *file, struct cell_err *e);
+/* "write DIR/FILE: errno", an error about limit PARAM (param.h), as
+ * every failed limit says it. */
+int cgroup_limit_failed(int param, const char *dir, const char *file, struct cell_err *e);
 /* Swap beyond the memory limit: VALUE into FILE (none unless --swap). */
 int cgroup_pin_swap(const char *dir, const char *file, long long value, const struct jail_limits *l,
 		    struct cell_err *e);

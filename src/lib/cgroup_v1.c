@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cgroup_backend.h"
+#include "param.h"
 #include "cleanup.h"
 
 /* How long cgroup_freeze() waits for FROZEN: a task in an
@@ -59,7 +60,7 @@ static int plan_one(struct cgroup *cg, int c, const char *mounts, const char *ow
 				    parent ? parent : own, mnt);
 	if (access(pdir, F_OK) < 0)
 		return cgparent != NULL
-			       ? cell_err_set(e, errno, "--cgroup-parent %s: %s", cgparent, pdir)
+			       ? cell_err_param(e, PARAM_CGROUP_PARENT, 0, errno, "%s", pdir)
 			       : cell_err_set(e, errno, "cgroup %s", pdir);
 	if (asprintf(&cg->dir[c], "%s/%s", pdir, leaf) < 0) {
 		cg->dir[c] = NULL;
@@ -107,11 +108,11 @@ static int apply(const struct cgroup *cg, const struct jail_limits *l, struct ce
 		   *cpu = cg->dir[CGROUP_CPU];
 
 	if (l->nrtask >= 0 && cgroup_write_ll(pids, "pids.max", l->nrtask) < 0)
-		return cgroup_limit_failed("nrtask", pids, "pids.max", e);
+		return cgroup_limit_failed(PARAM_NRTASK, pids, "pids.max", e);
 	if (l->memory >= 0) {
 		/* The plain limit first: memsw may never be below it. */
 		if (cgroup_write_ll(mem, "memory.limit_in_bytes", l->memory) < 0)
-			return cgroup_limit_failed("memory", mem, "memory.limit_in_bytes", e);
+			return cgroup_limit_failed(PARAM_MEMORY, mem, "memory.limit_in_bytes", e);
 		/* v1 limits memory + swap together. */
 		if (cgroup_pin_swap(mem, "memory.memsw.limit_in_bytes",
 				    l->memory + (l->swap >= 0 ? l->swap : 0), l, e) < 0)
@@ -119,10 +120,10 @@ static int apply(const struct cgroup *cg, const struct jail_limits *l, struct ce
 	}
 	if (l->cpus_milli >= 0) {
 		if (cgroup_write_ll(cpu, "cpu.cfs_period_us", CPU_PERIOD_US) < 0)
-			return cgroup_limit_failed("cpus", cpu, "cpu.cfs_period_us", e);
+			return cgroup_limit_failed(PARAM_CPUS, cpu, "cpu.cfs_period_us", e);
 		if (cgroup_write_ll(cpu, "cpu.cfs_quota_us", l->cpus_milli * CPU_PERIOD_US / 1000) <
 		    0)
-			return cgroup_limit_failed("cpus", cpu, "cpu.cfs_quota_us", e);
+			return cgroup_limit_failed(PARAM_CPUS, cpu, "cpu.cfs_quota_us", e);
 	}
 	return 0;
 }
@@ -179,7 +180,7 @@ static int update_memory(const struct cgroup *cg, const struct jail_limits *old,
 	    cgroup_pin_swap(dir, "memory.memsw.limit_in_bytes", new->memory + swap, new, e) < 0)
 		return -1;
 	if (cgroup_write_ll(dir, "memory.limit_in_bytes", new->memory) < 0)
-		return cgroup_limit_failed("memory", dir, "memory.limit_in_bytes", e);
+		return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.limit_in_bytes", e);
 	return cgroup_pin_swap(dir, "memory.memsw.limit_in_bytes", new->memory + swap, new, e);
 }
 
@@ -189,13 +190,13 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 	const char *pids = cg->dir[CGROUP_PIDS], *cpu = cg->dir[CGROUP_CPU];
 
 	if (new->nrtask != old->nrtask && cgroup_write_ll(pids, "pids.max", new->nrtask) < 0)
-		return cgroup_limit_failed("nrtask", pids, "pids.max", e);
+		return cgroup_limit_failed(PARAM_NRTASK, pids, "pids.max", e);
 	if ((new->memory != old->memory || new->swap != old->swap) &&
 	    update_memory(cg, old, new, e) < 0)
 		return -1;
 	if (new->cpus_milli != old->cpus_milli &&
 	    cgroup_write_ll(cpu, "cpu.cfs_quota_us", new->cpus_milli *CPU_PERIOD_US / 1000) < 0)
-		return cgroup_limit_failed("cpus", cpu, "cpu.cfs_quota_us", e);
+		return cgroup_limit_failed(PARAM_CPUS, cpu, "cpu.cfs_quota_us", e);
 	return 0;
 }
 

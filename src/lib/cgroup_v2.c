@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cgroup_backend.h"
+#include "param.h"
 #include "cleanup.h"
 #include "proc.h"
 
@@ -38,8 +39,9 @@ static int plan(struct cgroup *cg, const char *own_text, unsigned int want, cons
 	if (pdir == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	if (access(pdir, F_OK) < 0)
-		return cell_err_set(e, errno, "--cgroup-parent %s: %s", cgparent ? cgparent : own,
-				    pdir);
+		return cgparent != NULL
+			       ? cell_err_param(e, PARAM_CGROUP_PARENT, 0, errno, "%s", pdir)
+			       : cell_err_set(e, errno, "cgroup %s", pdir);
 	if (asprintf(&cg->path, "%s/%s", pdir, leaf) < 0) {
 		cg->path = NULL;
 		return cell_err_set(e, ENOMEM, "cgroup");
@@ -80,11 +82,13 @@ static int enable_in(const char *pdir, unsigned int want, struct cell_err *e)
 		    cgroup_words_have(have, strlen(have), ' ', name))
 			continue;
 		snprintf(ctl, sizeof(ctl), "+%s", name);
-		if (cgroup_write(pdir, "cgroup.subtree_control", ctl) < 0)
-			return cell_err_set(e, errno,
-					    "cgroup: enable %s in %s/cgroup.subtree_control (try "
-					    "--cgroup-parent)",
-					    name, pdir);
+		if (cgroup_write(pdir, "cgroup.subtree_control", ctl) < 0) {
+			cell_err_set(e, errno,
+				     "cgroup: enable %s in %s/cgroup.subtree_control (try "
+				     "cgroup_parent)",
+				     name, pdir);
+			return cell_err_ref(e, PARAM_CGROUP_PARENT, "cgroup_parent");
+		}
 	}
 	return 0;
 }
@@ -112,7 +116,7 @@ static int write_cpu_max(const char *dir, long long milli, struct cell_err *e)
 
 	snprintf(buf, sizeof(buf), "%lld %lld", milli * CPU_PERIOD_US / 1000, CPU_PERIOD_US);
 	if (cgroup_write(dir, "cpu.max", buf) < 0)
-		return cgroup_limit_failed("cpus", dir, "cpu.max", e);
+		return cgroup_limit_failed(PARAM_CPUS, dir, "cpu.max", e);
 	return 0;
 }
 
@@ -121,10 +125,10 @@ static int apply(const struct cgroup *cg, const struct jail_limits *l, struct ce
 	const char *dir = cg->path;
 
 	if (l->nrtask >= 0 && cgroup_write_ll(dir, "pids.max", l->nrtask) < 0)
-		return cgroup_limit_failed("nrtask", dir, "pids.max", e);
+		return cgroup_limit_failed(PARAM_NRTASK, dir, "pids.max", e);
 	if (l->memory >= 0) {
 		if (cgroup_write_ll(dir, "memory.max", l->memory) < 0)
-			return cgroup_limit_failed("memory", dir, "memory.max", e);
+			return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.max", e);
 		if (cgroup_pin_swap(dir, "memory.swap.max", l->swap >= 0 ? l->swap : 0, l, e) < 0)
 			return -1;
 		/* An out-of-memory kill takes the whole jail, as on v1 a
@@ -267,10 +271,10 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 	const char *dir = cg->path;
 
 	if (new->nrtask != old->nrtask && cgroup_write_ll(dir, "pids.max", new->nrtask) < 0)
-		return cgroup_limit_failed("nrtask", dir, "pids.max", e);
+		return cgroup_limit_failed(PARAM_NRTASK, dir, "pids.max", e);
 	if (new->memory != old->memory || new->swap != old->swap) {
 		if (cgroup_write_ll(dir, "memory.max", new->memory) < 0)
-			return cgroup_limit_failed("memory", dir, "memory.max", e);
+			return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.max", e);
 		if (cgroup_pin_swap(dir, "memory.swap.max", new->swap >= 0 ? new->swap : 0, new,
 				    e) < 0)
 			return -1;

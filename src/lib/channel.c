@@ -7,6 +7,7 @@
 #include "init.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef P_PIDFD
@@ -87,7 +89,9 @@ void run_child_error(const struct run *r, struct cell_err *e)
 {
 	e->errnum = r->err.errnum;
 	e->exit_code = r->err.exit_code;
+	e->about = r->err.about;
 	memcpy(e->msg, r->err.text, sizeof(e->msg));
+	e->msg[sizeof(e->msg) - 1] = '\0';
 }
 
 void channel_rearm_deathsig(int sock)
@@ -104,7 +108,10 @@ void channel_rearm_deathsig(int sock)
 
 noreturn void channel_fail(int sock, const struct cell_err *e)
 {
-	struct child_msg m = {.type = MSG_ERROR, .errnum = e->errnum, .exit_code = e->exit_code};
+	struct child_msg m = {.type = MSG_ERROR,
+			      .errnum = e->errnum,
+			      .exit_code = e->exit_code,
+			      .about = e->about};
 
 	memcpy(m.text, e->msg, sizeof(m.text));
 	m.text[sizeof(m.text) - 1] = '\0';
@@ -215,11 +222,32 @@ static void forward_signals(struct run *r)
 	}
 }
 
-/* Runs until the jail's first process has exited; returns its status. */
+/* Milliseconds from now to DEADLINE (CLOCK_MONOTONIC), 0 once past. */
+static int ms_until(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000LL + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms <= 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 int run_supervise(struct run *r)
 {
+	return run_supervise_for(r, 0, NULL);
+}
+
+/* Runs until the jail's first process has exited; returns its status. */
+int run_supervise_for(struct run *r, int timeout, bool *killed)
+{
+	struct timespec deadline;
 	siginfo_t info;
 
+	if (killed != NULL)
+		*killed = false;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout;
 	for (;;) {
 		struct pollfd p[5] = {
 			{.fd = r->sock, .events = POLLIN},
@@ -230,10 +258,21 @@ int run_supervise(struct run *r)
 			 .events = POLLIN},
 		};
 
-		if (poll(p, 5, -1) < 0) {
+		int n = poll(p, 5, timeout > 0 ? ms_until(&deadline) : -1);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
+		}
+		if (n == 0 && timeout > 0) {
+			/* Past its time: SIGKILL, which it cannot ignore, then
+			 * wait as before. */
+			syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
+			timeout = 0;
+			if (killed != NULL)
+				*killed = true;
+			continue;
 		}
 		if (p[0].revents)
 			run_read_channel(r);

@@ -28,6 +28,7 @@ struct child_msg {
 	int type;
 	int errnum;
 	int exit_code;
+	struct cell_err_about about; /* the parameter the error is about */
 	char text[sizeof(((struct cell_err *)0)->msg)];
 };
 
@@ -80,6 +81,9 @@ void run_read_channel(struct run *r);
 /* Relays the pty and forwards signals until the process has exited;
  * returns its status (128+N when killed by signal N). */
 int run_supervise(struct run *r);
+/* The same, killing the process (SIGKILL, *KILLED true) once TIMEOUT
+ * seconds have passed; 0: no limit. */
+int run_supervise_for(struct run *r, int timeout, bool *killed);
 
 /* Waits until the command has been exec'd (end of file on the channel),
  * the child has reported its error (r->failed), or it is held (r->hold). */

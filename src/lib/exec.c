@@ -65,6 +65,7 @@
 #include "ns.h"
 #include "policy.h"
 #include "process.h"
+#include "record.h"
 #include "rlimit.h"
 #include "store.h"
 #include "tty.h"
@@ -96,7 +97,7 @@ static noreturn void exec_process(const struct exec_child *c)
 		cell_err_set(&e, errno, "prctl");
 		channel_fail(c->sock, &e);
 	}
-	if (!s->tty && setsid() < 0) {
+	if (!s->proc.terminal && setsid() < 0) {
 		cell_err_set(&e, errno, "setsid");
 		channel_fail(c->sock, &e);
 	}
@@ -110,7 +111,7 @@ static noreturn void exec_process(const struct exec_child *c)
 		channel_rearm_deathsig(c->sock);
 	}
 	umask(022);
-	if (s->tty) {
+	if (s->proc.terminal) {
 		struct child_msg m = {.type = MSG_PTY};
 		char path[32];
 
@@ -131,7 +132,7 @@ static noreturn void exec_process(const struct exec_child *c)
 		.sock = c->sock,
 		.tty_slave = slave,
 		.log_fd = -1,
-		.rearm_deathsig = s->has_user,
+		.rearm_deathsig = s->proc.has_user,
 		.outlive_cell = false,
 		.umask = c->umask,
 		.sigmask = c->parent,
@@ -244,7 +245,8 @@ static int v2_cgroup_fd(const struct cgroup *cg, struct cell_err *e)
 	return fd;
 }
 
-int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct cell_err *e)
+int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *status,
+	      struct cell_err *e)
 {
 	struct exec_child c = {.spec = s, .jail_pidfd = -1, .sock = -1};
 	struct policy policy = {0};
@@ -252,7 +254,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
 	struct run r;
 	int rootfd = -1, sv[2] = {-1, -1}, cgfd = -2, ret = -1;
-	bool opened = false;
+	bool opened = false, killed = false;
 
 	cgroup_init(&cg);
 	run_init(&r);
@@ -265,7 +267,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 		cell_err_set(e, 0, "jail %s: is not running", s->name);
 		goto out;
 	}
-	if (jail_record_spec(j.state, s, e) < 0 ||
+	if (record_exec_spec(j.state, s, e) < 0 ||
 	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
 		goto out;
 	/* The jail's mechanisms, as its start made them from the same
@@ -308,10 +310,15 @@ int jail_exec(const char *state_root, struct jail_spec *s, int *status, struct c
 	run_wait_exec(&r);
 	jail_close(&j);
 	opened = false;
-	*status = run_supervise(&r);
+	*status = run_supervise_for(&r, timeout, &killed);
 	if (r.failed) {
 		run_child_error(&r, e);
 		cell_err_prefix(e, "jail %s", s->name);
+		goto out;
+	}
+	if (killed) {
+		cell_err_set(e, 0, "killed after %d s", timeout);
+		e->errnum = ETIMEDOUT; /* for the caller; the message says it */
 		goto out;
 	}
 	ret = 0;

@@ -19,6 +19,7 @@
 
 #include "cell_init_elf.h"
 #include "testpoint.h"
+#include "param.h"
 
 #ifndef MFD_EXEC
 #define CELL_MFD_EXEC 0x0010U
@@ -46,7 +47,7 @@ int init_memfd(struct cell_err *e)
 		fd = memfd_create("cell-init", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0)
-		return cell_err_set(e, errno, "--init: memfd");
+		return cell_err_param(e, PARAM_INIT, 0, errno, "memfd");
 	while (off < cell_init_elf_len) {
 		ssize_t n = write(fd, cell_init_elf + off, cell_init_elf_len - off);
 
@@ -54,14 +55,14 @@ int init_memfd(struct cell_err *e)
 			continue;
 		if (n <= 0) {
 			close(fd);
-			return cell_err_set(e, errno, "--init: write the reaper");
+			return cell_err_param(e, PARAM_INIT, 0, errno, "write the reaper");
 		}
 		off += (size_t)n;
 	}
 	/* Sealed: nothing in the jail can change the program its pid 1 runs. */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
 		close(fd);
-		return cell_err_set(e, errno, "--init: seal the reaper");
+		return cell_err_param(e, PARAM_INIT, 0, errno, "seal the reaper");
 	}
 	return fd;
 }

@@ -28,6 +28,7 @@
 #include "landlock.h"
 #include "policy.h"
 #include "proc.h"
+#include "record.h"
 #include "store.h"
 
 static const char *const ns_names[] = {"user", "uts", "ipc", "pid", "mnt", "net", "cgroup"};
@@ -272,13 +273,13 @@ static json_t *usage_of(const json_t *state, pid_t pid)
 static json_t *policy_of(const json_t *state)
 {
 	bool scopes = landlock_can_scope();
-	bool own_root = json_is_string(json_object_get(state, "rootfs"));
+	bool own_root = json_is_string(json_object_get(state, "path"));
 	struct jail_spec s;
 	struct cell_err ignored;
 	json_t *j = json_object();
 
 	spec_init(&s);
-	if (jail_record_spec(state, &s, &ignored) < 0 || policy_defaults(&s, &ignored) < 0) {
+	if (record_spec(state, &s, &ignored) < 0 || policy_defaults(&s, &ignored) < 0) {
 		spec_free(&s);
 		json_decref(j);
 		return json_null();
@@ -288,9 +289,9 @@ static json_t *policy_of(const json_t *state)
 		const char *st = policy_rule_state(r, &s);
 		char text[512];
 
-		if (strcmp(st, "enforced") == 0 && own_root && strcmp(r->key, "host_secrets") == 0)
+		if (own_root && strcmp(r->key, "host_secrets") == 0 && s.policy)
 			snprintf(text, sizeof(text),
-				 "not applicable: --rootfs holds no host files");
+				 "not applicable: the jail's own root (path) holds no host files");
 		else if (strcmp(st, "allowed") == 0)
 			snprintf(text, sizeof(text), "allowed%s%s", r->relaxed != NULL ? ": " : "",
 				 r->relaxed != NULL ? r->relaxed : "");
@@ -336,8 +337,8 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 		json_object_set_new(j, "usage", usage_of(state, (pid_t)pid));
 		json_object_set_new(j, "process", process_of(who > 0 ? who : (pid_t)pid));
 	}
-	json_object_set_new(j, "policy", policy_of(state));
-	json_object_set_new(j, "allow", json_deep_copy(json_object_get(state, "allow")));
+	/* "policy" is the parameter (on or off); its rules go beside it. */
+	json_object_set_new(j, "rules", policy_of(state));
 	*out = j;
 	return 0;
 }
@@ -354,6 +355,7 @@ int jail_inspect(const char *state_root, const char *name, json_t **out, struct 
 	st = rootfd >= 0 ? store_jail_peek(rootfd, name) : NULL;
 	if (st == NULL)
 		return cell_err_set(e, 0, "%s: no such jail", name);
+	record_upgrade(st);
 	{
 		cleanup_close int dirfd =
 			openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -394,6 +396,7 @@ int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cel
 
 		if (st == NULL)
 			continue;
+		record_upgrade(st);
 		/* A jail is its pid namespace: PID is in it when it sees the
 		 * same one as the jail's first process. */
 		if (jail_record_running(st, &jpid) && ns_inode(jpid, "pid", &ino) == 0 &&

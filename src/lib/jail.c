@@ -23,7 +23,7 @@
 #include "idrange.h"
 #include "testpoint.h"
 #include "proc.h"
-#include "spec.h"
+#include "record.h"
 
 #define STOP_KILL_WAIT_MS 10000 /* after SIGKILL: the kernel is quick */
 
@@ -130,7 +130,7 @@ int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 	json_object_set_new(rec, "state", json_string("stopped"));
 	json_object_set_new(rec, "cgroup", json_null());
 	if (json_object_get(rec, "stopped") == NULL)
-		json_object_set_new(rec, "stopped", json_integer((json_int_t)time(NULL)));
+		json_object_set_new(rec, "stopped", record_time(time(NULL)));
 	if (j->exit_status >= 0)
 		json_object_set_new(rec, "exit", json_integer(j->exit_status));
 	return store_jail_write(&j->dir, rec, e);
@@ -163,6 +163,7 @@ static int jail_load(int rootfd, struct jail *j, struct cell_err *e)
 	pid_t pid = 0;
 
 	j->state = store_jail_read(&j->dir);
+	record_upgrade(j->state);
 	/* Under our lock a record still "creating" is a creator's that
 	 * died: it held the lock until the record named the jail. */
 	j->pidfd = jail_record_pidfd(j->state);
@@ -376,6 +377,7 @@ static json_t *list_entry(int rootfd, const char *name, bool *dead)
 	*dead = false;
 	if (st == NULL)
 		return NULL;
+	record_upgrade(st);
 	if (record_running(st, &pid, &start)) {
 		if (!has_phase(st, "creating"))
 			json_object_set_new(st, "state", json_string("running"));
@@ -502,69 +504,4 @@ int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int p
 	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
 		;
 	return 0;
-}
-
-int jail_record_spec(const json_t *st, struct jail_spec *s, struct cell_err *e)
-{
-	static const char *const limits[] = {"nrtask",	"memory", "swap",   "cpus", "cpu_time",
-					     "memlock", "data",	  "nofile", "nice"};
-	const json_t *lim = json_object_get(st, "limits"), *allow = json_object_get(st, "allow");
-	const char *net = json_string_value(json_object_get(st, "net"));
-	const char *user = json_string_value(json_object_get(st, "user"));
-	const char *userns = json_string_value(json_object_get(st, "userns"));
-	size_t i;
-	json_t *v;
-
-	s->policy = !json_is_false(json_object_get(st, "policy"));
-	s->init = json_is_true(json_object_get(st, "init"));
-	s->net = net != NULL && strcmp(net, "host") == 0 ? JAIL_NET_HOST : JAIL_NET_NONE;
-	/* A record of before user namespaces: the jail has the host's ids. */
-	s->userns = userns != NULL && strcmp(userns, "private") == 0 ? JAIL_USERNS_PRIVATE
-								     : JAIL_USERNS_HOST;
-	s->allow = 0;
-	json_array_foreach((json_t *)allow, i, v)
-	{
-		if (json_is_string(v) && spec_allow(s, json_string_value(v), e) < 0)
-			return -1;
-	}
-	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		const json_t *l = json_object_get(lim, limits[i]);
-		char buf[64];
-
-		if (l == NULL || json_is_null(l))
-			continue;
-		if (json_is_real(l))
-			snprintf(buf, sizeof(buf), "%.3f", json_real_value(l));
-		else
-			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(l));
-		if (spec_set_limit(s, limits[i], buf, e) < 0)
-			return -1;
-	}
-	if (!s->has_user && user != NULL && spec_parse_user(s, user, e) < 0)
-		return -1;
-	return 0;
-}
-
-/* The limits asked for, by their parameter names; unset ones are null. */
-json_t *jail_limits_json(const struct jail_limits *l)
-{
-	const struct {
-		const char *name;
-		long long v;
-	} ll[] = {{"nrtask", l->nrtask},     {"memory", l->memory},   {"swap", l->swap},
-		  {"cpu_time", l->cpu_time}, {"memlock", l->memlock}, {"data", l->data},
-		  {"nofile", l->nofile}};
-	json_t *j = json_object();
-
-	if (j == NULL)
-		return NULL;
-	for (size_t i = 0; i < sizeof(ll) / sizeof(ll[0]); i++)
-		json_object_set_new(j, ll[i].name,
-				    ll[i].v >= 0 ? json_integer((json_int_t)ll[i].v) : json_null());
-	json_object_set_new(j, "cpus",
-			    l->cpus_milli >= 0 ? json_real((double)l->cpus_milli / 1000.0)
-					       : json_null());
-	json_object_set_new(j, "nice",
-			    l->has_nice ? json_integer((json_int_t)l->nice) : json_null());
-	return j;
 }

@@ -76,16 +76,6 @@ int jail_record_pidfd(const json_t *state);
 int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int pidfd,
 		      struct cell_err *e);
 
-/* What a process started in the jail must share with it, from its
- * record: policy, allowed rules, network, limits, and its user unless S
- * names one. */
-struct jail_spec;
-int jail_record_spec(const json_t *state, struct jail_spec *s, struct cell_err *e);
-
-/* The limits of a record, by their parameter names; unset ones null. */
-struct jail_limits;
-json_t *jail_limits_json(const struct jail_limits *l);
-
 /* The exit status recorded in the jail's directory, -1 when none. */
 int jail_read_exit(int dirfd);
 

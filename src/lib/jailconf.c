@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "param.h"
 
 /* Charged to JAILCONF_MAX_TOTAL per parameter, beyond its bytes. */
 #define PARAM_COST 64
@@ -71,6 +72,7 @@ struct entry {
 	const char *key; /* a stmt's */
 	char *value;
 	int line, col;
+	bool global;
 	bool dead;
 	size_t prev; /* the previous entry of the same key, or SIZE_MAX */
 };
@@ -435,6 +437,20 @@ static int open_block(struct parser *p, char *name, int line, int col, struct ce
 	return 0;
 }
 
+/* exec.start and exec.stop: the jail file's own, not the table's. */
+static bool is_exec(const char *key)
+{
+	return strcmp(key, "exec.start") == 0 || strcmp(key, "exec.stop") == 0;
+}
+
+/* A list parameter: `+=` and several values. */
+static bool is_list(const char *key)
+{
+	const struct param *p = param_find(key);
+
+	return p != NULL && p->type == PARAM_LIST && strchr(key, '.') == NULL;
+}
+
 /* The values after `key =` or `key +=`, up to and with the ';'. */
 static int parse_values(struct parser *p, struct stmt *st, struct cell_err *e)
 {
@@ -451,7 +467,7 @@ static int parse_values(struct parser *p, struct stmt *st, struct cell_err *e)
 		if (at_end(lx) || (c != '"' && c != '\'' && ends_word(c)))
 			return err_at(lx, lx->line, lx->col, e, "expected a value for %s, found %s",
 				      st->key, describe(lx, what, sizeof(what)));
-		if (st->nval == 1 && !spec_param_is_list(st->key))
+		if (st->nval == 1 && !is_list(st->key))
 			return err_at(lx, lx->line, lx->col, e,
 				      "%s is not a list: it takes one value", st->key);
 		v = grow(p->vals, &p->capvals, p->nvals + 1, sizeof(*v));
@@ -569,7 +585,7 @@ static int parse_statements(struct parser *p, struct cell_err *e)
 		if (strcmp(name, "name") == 0)
 			return err_at(lx, line, col, e,
 				      "name cannot be set: a jail's name is its block's name");
-		if (op == OP_APPEND && !spec_param_is_list(name))
+		if (op == OP_APPEND && !is_list(name))
 			return err_at(lx, line, col, e, "+= on %s, which is not a list", name);
 		if (add_stmt(p, b, take_ptr(&name), op, line, col, e) < 0)
 			return -1;
@@ -705,7 +721,8 @@ static int apply(struct parser *p, struct merge *m, const struct stmt *st, bool 
 	if (s->key == NULL)
 		*s = (struct slot){st->key, strlen(st->key), SIZE_MAX};
 	for (size_t i = 0; i < n; i++) {
-		v[m->nents] = (struct entry){st->key, vals[i], st->line, st->col, false, s->last};
+		v[m->nents] =
+			(struct entry){st->key, vals[i], st->line, st->col, global, false, s->last};
 		vals[i] = NULL;
 		s->last = m->nents++;
 		m->live++;
@@ -768,6 +785,7 @@ static int build_jail(struct parser *p, const struct block *b, struct jailconf_j
 		q->value = take_ptr(&m.ents[i].value);
 		q->line = m.ents[i].line;
 		q->col = m.ents[i].col;
+		q->global = m.ents[i].global;
 		j->nparams = ++k;
 	}
 	r = 0;
@@ -882,44 +900,149 @@ static void one_line(char *msg)
 			*msg = '?';
 }
 
-static int param_error(const struct jailconf *c, int line, int col, struct cell_err *e)
+/* "FILE:LINE:COL: key = value" in front of the error about Q, and which
+ * jail it is for when Q is a global or NAME_JAIL. */
+static int param_error(const struct jailconf *c, const struct jailconf_jail *j,
+		       const struct jailconf_param *q, bool name_jail, struct cell_err *e)
 {
+	char subject[sizeof(e->msg)];
+
+	if (q->value != NULL) {
+		/* Quoted as the file would need it: "" or "a b" read right. */
+		char *const one[] = {q->value};
+		cleanup_free char *value = param_join(one, 1);
+
+		snprintf(subject, sizeof(subject), "%s:%d:%d: %s = %s", c->file, q->line, q->col,
+			 q->key, value != NULL ? value : q->value);
+	} else
+		snprintf(subject, sizeof(subject), "%s:%d:%d: %s", c->file, q->line, q->col,
+			 q->key);
+	cell_err_spell(e, subject, param_get(e->about.ref) ? param_get(e->about.ref)->name : NULL);
+	if (q->global || name_jail) {
+		size_t n = strlen(e->msg);
+
+		snprintf(e->msg + n, sizeof(e->msg) - n, " (for jail \"%s\")", j->name);
+	}
 	one_line(e->msg);
-	return cell_err_prefix(e, "%s:%d:%d", c->file, line, col);
+	return -1;
+}
+
+/* The parameter of the table that declaration Q sets (exec.start sets
+ * the command), or -1. */
+static int param_of(const struct jailconf_param *q)
+{
+	const struct param *p = param_find(q->key);
+
+	if (strcmp(q->key, "exec.start") == 0)
+		return PARAM_COMMAND;
+	return p != NULL ? (int)p->id : -1;
+}
+
+void jailconf_spell(const struct jailconf *c, const struct jailconf_jail *j, struct cell_err *e)
+{
+	const struct jailconf_param *found = NULL;
+	int k = 0;
+
+	if (e->about.param == CELL_ERR_NO_PARAM)
+		return;
+	/* A list's element INDEX is its INDEX-th declaration; any other
+	 * value is its last one. */
+	for (size_t i = 0; i < j->nparams; i++) {
+		const struct jailconf_param *q = &j->params[i];
+
+		if (param_of(q) != e->about.param)
+			continue;
+		if (param_get(e->about.param)->type != PARAM_LIST || k++ <= e->about.index)
+			found = q;
+	}
+	/* Found once every jail is parsed, maybe as `cell up` starts
+	 * several: the jail is named even inside its block. */
+	if (found != NULL) {
+		param_error(c, j, found, true, e);
+		return;
+	}
+	/* Not declared (a default): the jail's block, and the name. */
+	{
+		char subject[sizeof(e->msg)];
+		const struct param *p = param_get(e->about.param);
+		const struct param *ref = param_get(e->about.ref);
+
+		snprintf(subject, sizeof(subject), "%s:%d:%d: jail \"%s\": %s", c->file, j->line,
+			 j->col, j->name, p->name);
+		cell_err_spell(e, subject, ref != NULL ? ref->name : NULL);
+		one_line(e->msg);
+	}
+}
+
+int jailconf_exec_timeout(const struct jailconf_jail *j)
+{
+	long long t = JAILCONF_EXEC_TIMEOUT;
+
+	/* The last one wins, as for any parameter; jailconf_to_spec()
+	 * checked each. */
+	for (size_t i = 0; i < j->nparams; i++)
+		if (strcmp(j->params[i].key, "exec.timeout") == 0 && j->params[i].value != NULL)
+			spec_parse_count(j->params[i].value, &t);
+	return (int)t;
 }
 
 int jailconf_to_spec(const struct jailconf *c, const struct jailconf_jail *j, struct jail_spec *s,
 		     char **exec_stop, struct cell_err *e)
 {
-	const struct jailconf_param *start = NULL, *stop = NULL;
-	char *argv[] = {"/bin/sh", "-c", NULL, NULL};
+	const struct jailconf_param *start = NULL, *stop = NULL, *command = NULL;
+	struct jailconf_param name = {"name", j->name, j->line, j->col, false};
 
 	if (exec_stop != NULL)
 		*exec_stop = NULL;
-	if (spec_set_param(s, "name", j->name, e) < 0)
-		return param_error(c, j->line, j->col, e);
+	if (param_set(s, "name", j->name, NULL, e) < 0)
+		return param_error(c, j, &name, false, e);
 	for (size_t i = 0; i < j->nparams; i++) {
 		const struct jailconf_param *q = &j->params[i];
 
-		if (strcmp(q->key, "exec.start") == 0 || strcmp(q->key, "exec.stop") == 0) {
-			if (q->value == NULL || q->value[0] == '\0')
-				return cell_err_set(e, 0, "%s:%d:%d: %s: needs a command", c->file,
-						    q->line, q->col, q->key);
+		if (strcmp(q->key, "exec.timeout") == 0) {
+			long long t;
+
+			if (q->value == NULL || spec_parse_count(q->value, &t) < 0 ||
+			    t > JAILCONF_EXEC_TIMEOUT_MAX) {
+				cell_err_set(e, 0, "expected seconds, 0 to %d (0: no limit)",
+					     JAILCONF_EXEC_TIMEOUT_MAX);
+				return param_error(c, j, q, false, e);
+			}
+			continue;
+		}
+		if (is_exec(q->key)) {
+			if (q->value == NULL || q->value[0] == '\0') {
+				cell_err_set(e, 0, "needs a command");
+				return param_error(c, j, q, false, e);
+			}
 			if (strcmp(q->key, "exec.start") == 0)
 				start = q;
 			else
 				stop = q;
 			continue;
 		}
-		if (spec_set_param(s, q->key, q->value, e) < 0)
-			return param_error(c, q->line, q->col, e);
+		if (strcmp(q->key, "command") == 0)
+			command = q;
+		if (param_find(q->key) == NULL)
+			return cell_err_set(e, 0, "%s:%d:%d: unknown parameter \"%s\"", c->file,
+					    q->line, q->col, q->key);
+		if (param_set(s, q->key, q->value, NULL, e) < 0)
+			return param_error(c, j, q, false, e);
 	}
-	if (start == NULL)
-		return cell_err_set(e, 0, "%s:%d:%d: jail \"%s\": exec.start is required", c->file,
-				    j->line, j->col, j->name);
-	argv[2] = start->value;
-	if (spec_set_argv(s, 3, argv, e) < 0)
-		return -1;
+	if (start != NULL && command != NULL) {
+		cell_err_set(e, 0, "exec.start gives the command already");
+		return param_error(c, j, command, false, e);
+	}
+	if (start == NULL && command == NULL)
+		return cell_err_set(e, 0,
+				    "%s:%d:%d: jail \"%s\": exec.start or command is required",
+				    c->file, j->line, j->col, j->name);
+	if (start != NULL) {
+		char *argv[] = {"/bin/sh", "-c", start->value, NULL};
+
+		if (spec_set_argv(s, 3, argv, e) < 0)
+			return -1;
+	}
 	if (stop != NULL && exec_stop != NULL) {
 		*exec_stop = strdup(stop->value);
 		if (*exec_stop == NULL)

@@ -99,6 +99,7 @@
 #include "ns.h"
 #include "process.h"
 #include "proc.h"
+#include "record.h"
 #include "rootfs.h"
 #include "store.h"
 #include "tty.h"
@@ -111,17 +112,19 @@
 /* Everything the child needs, prepared by the parent before the clone. */
 struct child_ctx {
 	const struct jail_spec *spec;
+	const struct launch_opts *opts;
 	const struct cgroup *cgroup;
-	struct policy policy; /* compiled before the clone */
-	char *attach;	      /* where the new root is attached: the state dir */
-	int sock;	      /* child end of the channel */
-	int log_fd;	      /* detached: the log file, for stdout and stderr */
-	int exit_fd;	      /* detached --init: the reaper writes the status here */
-	int init_fd;	      /* --init: sealed memfd of cell-init */
-	unsigned int hold;    /* LAUNCH_HOLD_*: where to stop for the parent */
-	bool go_seen;	      /* sync 1 came while held */
-	struct ns_own own;    /* its own user namespace, and what that owns */
-	sigset_t parent;      /* the signal mask to restore before execve */
+	struct policy policy;  /* compiled before the clone */
+	char *attach;	       /* where the new root is attached: the state dir */
+	int sock;	       /* child end of the channel */
+	int log_fd;	       /* detached: the log file, for stdout and stderr */
+	int exit_fd;	       /* detached --init: the reaper writes the status here */
+	int init_fd;	       /* --init: sealed memfd of cell-init */
+	unsigned int hold;     /* LAUNCH_HOLD_*: where to stop for the parent */
+	struct rootfs_pin pin; /* the --rootfs directory rootfs_check() found */
+	bool go_seen;	       /* sync 1 came while held */
+	struct ns_own own;     /* its own user namespace, and what that owns */
+	sigset_t parent;       /* the signal mask to restore before execve */
 	mode_t umask;
 };
 
@@ -218,7 +221,7 @@ static void child_enter(struct child_ctx *c, struct cell_err *e)
 	/* Without a pty of its own the jail shares cell's terminal: in a
 	 * session of its own, that terminal is not its controlling one, and
 	 * the kernel refuses it TIOCSTI (typing into the host's shell). */
-	if (!s->tty && setsid() < 0) {
+	if (!s->proc.terminal && setsid() < 0) {
 		cell_err_set(e, errno, "setsid");
 		child_fail(c, e);
 	}
@@ -260,7 +263,6 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
  */
 static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool has_tty)
 {
-	const struct jail_spec *s = c->spec;
 	struct cell_err e;
 	int status_fd = -1, memfd = -1;
 
@@ -273,12 +275,12 @@ static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool 
 		cell_err_set(&e, errno, "--init: make pid 1 non-dumpable");
 		child_fail(c, &e);
 	}
-	if ((has_tty || s->detach) && redirect_stdio_to_null() < 0) {
+	if ((has_tty || c->opts->detach) && redirect_stdio_to_null() < 0) {
 		cell_err_set(&e, errno, "--init: stdio of pid 1 to /dev/null");
 		child_fail(c, &e);
 	}
 	/* A detached jail outlives its cell. */
-	if (s->detach && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0) {
+	if (c->opts->detach && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0) {
 		cell_err_set(&e, errno, "--init: clear the parent-death signal");
 		child_fail(c, &e);
 	}
@@ -329,13 +331,13 @@ static noreturn void child_main(struct child_ctx *c)
 	}
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
-	if (rootfs_build(s, c->attach, &ids, &e) < 0)
+	if (rootfs_build(s, &c->pin, c->attach, &ids, &e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "built", LAUNCH_HOLD_PREPIVOT);
-	if (rootfs_pivot(s, &e) < 0)
+	if (rootfs_pivot(s, &e) < 0 || rootfs_verify(s, &e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "pivoted", LAUNCH_HOLD_POSTPIVOT);
-	if (s->tty)
+	if (s->proc.terminal)
 		slave = child_terminal(c, &e);
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
@@ -380,69 +382,38 @@ static noreturn void child_main(struct child_ctx *c)
 		.policy = &c->policy,
 		.sock = c->sock,
 		.tty_slave = slave,
-		.log_fd = s->detach ? c->log_fd : -1,
-		.rearm_deathsig = s->has_user && !s->detach,
-		.outlive_cell = s->detach && !s->init,
+		.log_fd = c->opts->detach ? c->log_fd : -1,
+		.keep_stdout = c->opts->keep_stdout,
+		.keep_stderr = c->opts->keep_stderr,
+		.rearm_deathsig = s->proc.has_user && !c->opts->detach,
+		.outlive_cell = c->opts->detach && !s->init,
 		.umask = c->umask,
 		.sigmask = c->parent,
 	};
 	process_finish(&f);
 }
 
-static json_t *allow_json(unsigned int allow)
+/* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read
+ * (record.h).  PHASE is "creating" (PID is then cell's own: a record
+ * that outlives its creator names the cgroups to remove) or "running". */
+static json_t *state_record(const struct jail_spec *s, const struct launch_opts *o,
+			    const struct cgroup *cg, pid_t pid, unsigned long long start, int jid,
+			    time_t created, const char *phase)
 {
-	json_t *a = json_array();
+	struct record_run run = {.jid = jid,
+				 .pid = pid,
+				 .start_time = start,
+				 .created = created,
+				 .state = phase,
+				 .cgroup = cgroup_to_json(cg),
+				 .detach = o->detach,
+				 .autoremove = !o->detach || o->autoremove};
 
-	for (unsigned int bit = 1; a != NULL && spec_allow_name(bit) != NULL; bit <<= 1)
-		if (allow & bit)
-			json_array_append_new(a, json_string(spec_allow_name(bit)));
-	return a;
+	return record_new(s, &run);
 }
 
-static json_t *argv_json(char *const *argv)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a != NULL && argv != NULL && argv[i] != NULL; i++)
-		json_array_append_new(a, json_string(argv[i]));
-	return a;
-}
-
-static json_t *user_json(const struct jail_spec *s)
-{
-	char buf[32];
-
-	if (!s->has_user)
-		return json_null();
-	if (s->has_gid)
-		snprintf(buf, sizeof(buf), "%u:%u", (unsigned)s->uid, (unsigned)s->gid);
-	else
-		snprintf(buf, sizeof(buf), "%u", (unsigned)s->uid);
-	return json_string(buf);
-}
-
-/* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read.
- * PHASE is "creating" (PID is then cell's own: a record that outlives
- * its creator names the cgroups to remove) or "running". */
-static json_t *state_record(const struct jail_spec *s, const struct cgroup *cg, pid_t pid,
-			    unsigned long long start, int jid, time_t created, const char *phase)
-{
-	json_t *cgj = cgroup_to_json(cg);
-
-	return json_pack("{s:s, s:i, s:I, s:I, s:s, s:s?, s:s?, s:s?, s:s, s:b, s:I, s:s, s:b, "
-			 "s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:s?, s:b}",
-			 "name", s->name, "jid", jid, "pid", (json_int_t)pid, "start_time",
-			 (json_int_t)start, "hostname", s->hostname, "domainname", s->domainname,
-			 "rootfs", s->rootfs, "workdir", s->workdir, "net",
-			 s->net == JAIL_NET_HOST ? "host" : "none", "init", s->init, "created",
-			 (json_int_t)created, "state", phase, "policy", s->policy, "allow",
-			 allow_json(s->allow), "limits", jail_limits_json(&s->limits), "cgroup",
-			 cgj != NULL ? cgj : json_null(), "detach", s->detach, "autoremove",
-			 !s->detach || s->autoremove, "command", argv_json(s->argv), "user",
-			 user_json(s), "cgroup_parent", s->cgroup_parent, "rw", s->rw);
-}
-
-static int record_state(struct store_jail *j, const struct jail_spec *s, const struct cgroup *cg,
+static int record_state(struct store_jail *j, const struct jail_spec *s,
+			const struct launch_opts *o, const struct cgroup *cg,
 			const struct idrange *ids, pid_t pid, time_t created, const char *phase,
 			struct cell_err *e)
 {
@@ -453,14 +424,10 @@ static int record_state(struct store_jail *j, const struct jail_spec *s, const s
 	if (proc_start_time(pid, &start) < 0)
 		return cell_err_set(e, errno, "jail %s: read start time of pid %d", s->name,
 				    (int)pid);
-	st = state_record(s, cg, pid, start, j->jid, created, phase);
-	/* Whose ids the jail's are, and the range it holds (idrange.h):
-	 * its removal gives the range back. */
-	if (st == NULL ||
-	    json_object_set_new(st, "userns",
-				json_string(s->userns == JAIL_USERNS_HOST ? "host" : "private")) <
-		    0 ||
-	    json_object_set_new(st, "idmap", idrange_to_json(ids)) < 0) {
+	st = state_record(s, o, cg, pid, start, j->jid, created, phase);
+	/* The range of host ids the jail holds (idrange.h): its removal
+	 * gives it back. */
+	if (st == NULL || json_object_set_new(st, "idmap", idrange_to_json(ids)) < 0) {
 		json_decref(st);
 		return cell_err_set(e, ENOMEM, "jail %s: state", s->name);
 	}
@@ -535,8 +502,8 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
 
-	if (rootfs_check(s, e) < 0 || rlimit_check(s, e) < 0 ||
-	    cgroup_check_cpus(s->limits.cpus_milli, false, e) < 0)
+	if (rootfs_check(s, &l->child.pin, e) < 0 || rlimit_check(s, e) < 0 ||
+	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0)
 		return -1;
 	policy_build(s, &l->child.policy);
 	return 0;
@@ -591,8 +558,8 @@ static int stage_cgroups(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 
 	if (cgroup_plan(&l->cg, s, l->opts->state_root, e) < 0 ||
-	    (l->cg.layout != CGROUP_NONE &&
-	     record_state(&l->jail, s, &l->cg, &l->ids, getpid(), l->created, "creating", e) < 0))
+	    (l->cg.layout != CGROUP_NONE && record_state(&l->jail, s, l->opts, &l->cg, &l->ids,
+							 getpid(), l->created, "creating", e) < 0))
 		return -1;
 	testpoint_pause("run:recorded");
 	if (cgroup_make(&l->cg, s, e) < 0)
@@ -617,7 +584,7 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 	struct child_ctx *c = &l->child;
 
-	if (s->detach) {
+	if (l->opts->detach) {
 		c->log_fd = open_jail_file(&l->jail, "log", O_APPEND, e);
 		if (c->log_fd < 0)
 			return -1;
@@ -703,8 +670,8 @@ static int stage_start(struct launch *l, struct cell_err *e)
 	struct run *r = &l->r;
 
 	if ((l->cg.layout == CGROUP_V1 && cgroup_add_pid(&l->cg, r->pid, e) < 0) ||
-	    record_state(&l->jail, l->spec, &l->cg, &l->ids, r->pid, l->created, "running", e) <
-		    0 ||
+	    record_state(&l->jail, l->spec, l->opts, &l->cg, &l->ids, r->pid, l->created, "running",
+			 e) < 0 ||
 	    send_byte(r, 'g', e) < 0)
 		return -1;
 	testpoint_pause("run:started");
@@ -743,7 +710,7 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 		run_child_error(&l->r, e);
 		return cell_err_prefix(e, "jail %s", l->spec->name);
 	}
-	if (l->spec->detach)
+	if (l->opts->detach)
 		testpoint_pause("run:execd");
 	return 0;
 }
@@ -790,7 +757,7 @@ static int leave_detached(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 	int ret = 0;
 
-	if (s->autoremove &&
+	if (l->opts->autoremove &&
 	    jail_watch_remove(l->opts->state_root, s->name, l->r.pid, l->r.pidfd, e) < 0)
 		ret = -1;
 	run_close(&l->r, l->sv);
@@ -833,18 +800,41 @@ static int wait_and_release(struct launch *l, int *status, struct cell_err *e)
 	return ret;
 }
 
-int jail_launch(const struct jail_spec *s, const struct launch_opts *o, int *status,
-		struct cell_err *e)
+#ifdef CELL_TESTPOINTS
+/* Test builds: cell pauses while the child is held. */
+static int pause_at_hold(enum launch_hold where, pid_t pid, void *ctx, struct cell_err *e)
 {
+	testpoint_pause(where == LAUNCH_HOLD_PREPIVOT ? "run:prepivot" : "run:postpivot");
+	return 0;
+}
+
+/* CELL_TEST_HOLD=prepivot|postpivot, when the caller asks for no hold. */
+static void test_holds(struct launch_opts *o)
+{
+	const char *h = getenv("CELL_TEST_HOLD");
+
+	if (h == NULL || o->hold != 0)
+		return;
+	o->hold = strcmp(h, "prepivot") == 0	? LAUNCH_HOLD_PREPIVOT
+		  : strcmp(h, "postpivot") == 0 ? LAUNCH_HOLD_POSTPIVOT
+						: 0;
+	o->on_hold = pause_at_hold;
+}
+#endif
+
+int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *status,
+	     struct cell_err *e)
+{
+	struct launch_opts o = *opts;
 	struct launch l = {
 		.spec = s,
-		.opts = o,
+		.opts = &o,
 		.child = {.spec = s,
+			  .opts = &o,
 			  .sock = -1,
 			  .log_fd = -1,
 			  .exit_fd = -1,
-			  .init_fd = -1,
-			  .hold = o->hold},
+			  .init_fd = -1},
 		.jail = {.dirfd = -1},
 		.rootfd = -1,
 		.sv = {-1, -1},
@@ -852,6 +842,10 @@ int jail_launch(const struct jail_spec *s, const struct launch_opts *o, int *sta
 	};
 	int ret;
 
+#ifdef CELL_TESTPOINTS
+	test_holds(&o);
+#endif
+	l.child.hold = o.hold;
 	*status = -1;
 	l.child.cgroup = &l.cg;
 	cgroup_init(&l.cg);
@@ -859,7 +853,7 @@ int jail_launch(const struct jail_spec *s, const struct launch_opts *o, int *sta
 	ns_own_init(&l.child.own);
 	if (run_stages(&l, e) < 0) {
 		ret = -1;
-	} else if (s->detach) {
+	} else if (o.detach) {
 		*status = 0;
 		ret = leave_detached(&l, e);
 	} else {
@@ -869,35 +863,4 @@ int jail_launch(const struct jail_spec *s, const struct launch_opts *o, int *sta
 		close(l.rootfd);
 	ns_own_reap(&l.child.own, true);
 	return ret;
-}
-
-#ifdef CELL_TESTPOINTS
-/* Test builds: cell pauses while the child is held. */
-static int pause_at_hold(enum launch_hold where, pid_t pid, void *ctx, struct cell_err *e)
-{
-	testpoint_pause(where == LAUNCH_HOLD_PREPIVOT ? "run:prepivot" : "run:postpivot");
-	return 0;
-}
-
-static unsigned int test_holds(void)
-{
-	const char *h = getenv("CELL_TEST_HOLD");
-
-	if (h == NULL)
-		return 0;
-	return strcmp(h, "prepivot") == 0    ? LAUNCH_HOLD_PREPIVOT
-	       : strcmp(h, "postpivot") == 0 ? LAUNCH_HOLD_POSTPIVOT
-					     : 0;
-}
-#endif
-
-int jail_run(const struct jail_spec *s, const char *state_root, int *status, struct cell_err *e)
-{
-	struct launch_opts o = {.state_root = state_root};
-
-#ifdef CELL_TESTPOINTS
-	o.hold = test_holds();
-	o.on_hold = pause_at_hold;
-#endif
-	return jail_launch(s, &o, status, e);
 }

@@ -4,6 +4,7 @@
 #ifndef CELL_LAUNCH_H
 #define CELL_LAUNCH_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -17,9 +18,16 @@ enum launch_hold {
 	LAUNCH_HOLD_POSTPIVOT = 1 << 1,
 };
 
-/* How one launch goes, beside the jail's spec: about this invocation. */
+/*
+ * The options of one launch, beside the jail's spec: about this
+ * invocation, neither the jail nor its process.
+ */
 struct launch_opts {
 	const char *state_root;
+	bool detach;	  /* return once the command runs (run -d, up) */
+	bool autoremove;  /* a detached jail's state goes when it ends (--rm) */
+	bool keep_stdout; /* detached: stdout stays the caller's, not the log */
+	bool keep_stderr;
 	unsigned int hold; /* LAUNCH_HOLD_* bits */
 	/* Called at each hold with the jail's pid 1 (a host pid); the child
 	 * goes on when it returns 0, the launch fails when -1. */
@@ -28,18 +36,17 @@ struct launch_opts {
 };
 
 /*
- * Runs the jail of SPEC (validated) in the foreground and waits for it.
- * STATE_ROOT holds its state directory while it runs.  On success
- * *status is the jail's exit status (128+N when killed by signal N).
- * On failure nothing the call created is left behind and e->exit_code
- * says 125, 126 or 127; *status is -1, unless the command ran and only
- * what came after it failed (removing its cgroups or state): then it is
- * the command's status, and E says what failed.
+ * Runs the jail of SPEC (validated, its mechanisms filled) through the
+ * stages of launch.c.  The jail's state directory goes in O->state_root.
+ * In the foreground it waits for the jail: on success *status is its
+ * exit status (128+N when killed by signal N).  Detached, it returns once
+ * the command runs, *status 0.  On failure nothing the call created is
+ * left behind and e->exit_code says 125, 126 or 127; *status is -1,
+ * unless the command ran and only what came after it failed (removing
+ * its cgroups or state): then it is the command's status, and E says
+ * what failed.
  */
-int jail_run(const struct jail_spec *spec, const char *state_root, int *status, struct cell_err *e);
-
-/* The same with the options of one launch. */
-int jail_launch(const struct jail_spec *spec, const struct launch_opts *o, int *status,
-		struct cell_err *e);
+int jail_run(const struct jail_spec *spec, const struct launch_opts *o, int *status,
+	     struct cell_err *e);
 
 #endif

@@ -28,79 +28,120 @@
  * caps dropped, filter, new namespaces, Landlock, no_new_privs, mounts. */
 const struct policy_rule policy_rules[] = {
 	{"mount", "mount", 0,
-	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped, or with set_hostname held only in the jail's own user namespace",
-	 NULL, CAP(SYS_ADMIN), SECCOMP, 0, 0, false, false},
+	 "seccomp (mount, umount2, pivot_root, fsopen, fsmount, move_mount, open_tree, open_tree_attr, mount_setattr..., FIFREEZE, FS_IOC_SHUTDOWN); CAP_SYS_ADMIN dropped, or with set_hostname held only in the jail's own user namespace",
+	 NULL, CAP(SYS_ADMIN), SECCOMP, 0, 0, false, NULL},
 	{"reboot", "swap, reboot, kexec", 0,
 	 "seccomp (swapon, swapoff, reboot, kexec_load, kexec_file_load); CAP_SYS_BOOT dropped",
-	 NULL, CAP(SYS_BOOT), SECCOMP, 0, 0, false, false},
+	 NULL, CAP(SYS_BOOT), SECCOMP, 0, 0, false, NULL},
 	{"signal", "signal outside the jail", 0, "pid namespace; Landlock signal scope", NULL, 0,
-	 JAIL_SECCOMP_NONE, CLONE_NEWPID, LANDLOCK_SCOPE_SIGNALS, false, false},
+	 JAIL_SECCOMP_NONE, CLONE_NEWPID, LANDLOCK_SCOPE_SIGNALS, false, NULL},
 	{"ptrace", "ptrace outside the jail", 0, "pid namespace; CAP_SYS_PTRACE dropped", NULL,
-	 CAP(SYS_PTRACE), JAIL_SECCOMP_NONE, CLONE_NEWPID, 0, false, false},
+	 CAP(SYS_PTRACE), JAIL_SECCOMP_NONE, CLONE_NEWPID, 0, false, NULL},
 	{"mknod", "mknod but fifos, or devices outside the standard set", 0,
 	 "CAP_MKNOD dropped; root mounted nodev; /dev holds only null zero full random urandom tty; with --rootfs or --bind a devices cgroup allowing only those, ptmx and ptys",
-	 NULL, CAP(MKNOD), JAIL_SECCOMP_NONE, 0, 0, false, false},
+	 NULL, CAP(MKNOD), JAIL_SECCOMP_NONE, 0, 0, false, NULL},
 	{"priority", "raise priority or scheduling class", 0,
 	 "CAP_SYS_NICE dropped; RLIMIT_NICE at the start value; RLIMIT_RTPRIO 0; seccomp (realtime I/O class)",
-	 NULL, CAP(SYS_NICE), SECCOMP, 0, 0, false, false},
+	 NULL, CAP(SYS_NICE), SECCOMP, 0, 0, false, NULL},
 	{"rlimit", "raise an rlimit", 0, "CAP_SYS_RESOURCE dropped", NULL, CAP(SYS_RESOURCE),
-	 JAIL_SECCOMP_NONE, 0, 0, false, false},
+	 JAIL_SECCOMP_NONE, 0, 0, false, NULL},
 	{"modules", "load kernel modules", 0,
 	 "seccomp (init_module, finit_module, delete_module); CAP_SYS_MODULE dropped", NULL,
-	 CAP(SYS_MODULE), SECCOMP, 0, 0, false, false},
+	 CAP(SYS_MODULE), SECCOMP, 0, 0, false, NULL},
 	{"raw_io", "raw I/O", 0, "seccomp (iopl, ioperm); CAP_SYS_RAWIO dropped; no /dev/mem", NULL,
-	 CAP(SYS_RAWIO), SECCOMP, 0, 0, false, false},
+	 CAP(SYS_RAWIO), SECCOMP, 0, 0, false, NULL},
 	{"net_admin", "network administration", 0, "CAP_NET_ADMIN dropped", NULL, CAP(NET_ADMIN),
-	 JAIL_SECCOMP_NONE, 0, 0, false, false},
+	 JAIL_SECCOMP_NONE, 0, 0, false, NULL},
 	{"raw_sockets", "raw sockets", JAIL_ALLOW_RAW_SOCKETS, "CAP_NET_RAW dropped", NULL,
-	 CAP(NET_RAW), JAIL_SECCOMP_NONE, 0, 0, false, false},
+	 CAP(NET_RAW), JAIL_SECCOMP_NONE, 0, 0, false, NULL},
 	{"sysctl", "sysctl writes", 0,
 	 "/proc/sys, /proc/sysrq-trigger read-only; /proc/kcore, /proc/keys... masked; /sys read-only",
-	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, false, true},
+	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, false, "/proc/sys"},
 	{"processes", "see other processes", 0, "pid namespace; /proc of the jail's own", NULL, 0,
-	 JAIL_SECCOMP_NONE, CLONE_NEWPID, 0, false, false},
+	 JAIL_SECCOMP_NONE, CLONE_NEWPID, 0, false, NULL},
 	{"sysvipc", "SysV IPC of others", JAIL_ALLOW_SYSVIPC, "IPC namespace", NULL, 0,
-	 JAIL_SECCOMP_NONE, CLONE_NEWIPC, 0, false, false},
+	 JAIL_SECCOMP_NONE, CLONE_NEWIPC, 0, false, NULL},
 	{"abstract_sockets", "abstract unix sockets of others", 0,
 	 "network namespace; Landlock abstract-unix-socket scope", NULL, 0, JAIL_SECCOMP_NONE, 0,
-	 LANDLOCK_SCOPE_ABSTRACT, false, false},
+	 LANDLOCK_SCOPE_ABSTRACT, false, NULL},
 	{"host_secrets", "host secrets", 0,
 	 "masked in the embedded root (/etc/shadow, /root, /home, /var/lib, ssh host keys...)",
-	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, false, true},
+	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, false, "/etc/shadow"},
 	{"set_hostname", "set hostname", JAIL_ALLOW_SET_HOSTNAME,
 	 "seccomp (sethostname, setdomainname); CAP_SYS_ADMIN dropped",
 	 "CAP_SYS_ADMIN in a user namespace of the jail's own, which owns only its UTS and network namespaces",
-	 CAP(SYS_ADMIN), JAIL_SECCOMP_DEFAULT, 0, 0, false, false},
+	 CAP(SYS_ADMIN), JAIL_SECCOMP_DEFAULT, 0, 0, false, NULL},
 	{"chown", "chown", JAIL_ALLOW_CHOWN, "CAP_CHOWN dropped", NULL, CAP(CHOWN),
-	 JAIL_SECCOMP_NONE, 0, 0, false, false},
+	 JAIL_SECCOMP_NONE, 0, 0, false, NULL},
 	{"mlock", "lock memory", JAIL_ALLOW_MLOCK, "CAP_IPC_LOCK dropped; RLIMIT_MEMLOCK", NULL,
-	 CAP(IPC_LOCK), JAIL_SECCOMP_NONE, 0, 0, false, false},
+	 CAP(IPC_LOCK), JAIL_SECCOMP_NONE, 0, 0, false, NULL},
 	{"privileges", "gain privileges on exec", 0, "no_new_privs; embedded root mounted nosuid",
-	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, true, false},
+	 NULL, 0, JAIL_SECCOMP_NONE, 0, 0, true, NULL},
+	{"setid_files", "make setuid or setgid files, or file capabilities", 0,
+	 "seccomp (chmod, fchmod, fchmodat, fchmodat2, open, openat, creat, mknod with S_ISUID or S_ISGID; openat2); CAP_SETFCAP dropped",
+	 NULL, CAP(SETFCAP), SECCOMP, 0, 0, false, NULL},
+	{"audit", "write the kernel's audit log", 0, "CAP_AUDIT_WRITE dropped", NULL,
+	 CAP(AUDIT_WRITE), JAIL_SECCOMP_NONE, 0, 0, false, NULL},
+	{"io_uring", "io_uring", 0, "seccomp (io_uring_setup, io_uring_enter, io_uring_register)",
+	 NULL, 0, SECCOMP, 0, 0, false, NULL},
+	{"personality", "personality flags but ADDR_NO_RANDOMIZE", 0,
+	 "seccomp (personality: READ_IMPLIES_EXEC, MMAP_PAGE_ZERO, UNAME26...)", NULL, 0, SECCOMP,
+	 0, 0, false, NULL},
 	{"host_root", "be the host's root (host files, sockets and per-uid quotas)", 0,
 	 "a user namespace of the jail's own: its ids 0-65535 a range of host ids no host user or other jail holds, joined after every mount; --rootfs and binds idmapped",
-	 NULL, 0, JAIL_SECCOMP_NONE, CLONE_NEWUSER, 0, false, false},
+	 NULL, 0, JAIL_SECCOMP_NONE, CLONE_NEWUSER, 0, false, NULL},
 	{"namespaces", "new namespaces, kernel keyrings, bpf, perf", 0,
 	 "seccomp (unshare, setns, clone with namespace flags, clone3, keyctl, bpf, perf_event_open, fanotify...)",
-	 NULL, 0, SECCOMP, 0, 0, false, false},
+	 NULL, 0, SECCOMP, 0, 0, false, NULL},
 };
 const size_t policy_nrules = sizeof(policy_rules) / sizeof(policy_rules[0]);
+
+/* Kernel interfaces a jail may read but not write: sysctls above all;
+ * pressure, whose files take triggers that the kernel polls. */
+static const char *const policy_readonly[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/bus",
+					      "/proc/fs",  "/proc/irq",		  "/proc/pressure"};
+/*
+ * Kernel interfaces a jail may not even read: the kernel's memory,
+ * addresses and keys, and what the kernel shares between all jails and
+ * the host, which one jail would read the others' activity from:
+ * slabinfo and vmallocinfo (allocations, a side channel and the aid of
+ * heap exploits), kpageflags/kpagecount/kpagecgroup (every physical
+ * page: rowhammer and page-cache side channels), iomem (physical
+ * addresses, KASLR), config.gz (the kernel's exact build), key-users
+ * (every uid's key quota), tty/driver (every tty of the host); the
+ * firmware's tables (ACPI, EFI variables).  Then, for the embedded root
+ * only, the host's secrets (docs/cell.8 lists them).
+ */
+static const char *const policy_masked[] = {
+	"/proc/kcore", "/proc/keys", "/proc/kallsyms", "/proc/timer_list", "/proc/sched_debug",
+	"/proc/latency_stats", "/proc/acpi", "/proc/scsi", "/proc/slabinfo", "/proc/vmallocinfo",
+	"/proc/kpageflags", "/proc/kpagecount", "/proc/kpagecgroup", "/proc/iomem",
+	"/proc/config.gz", "/proc/key-users", "/proc/tty/driver", "/sys/firmware",
+#define POLICY_MASKED_KERNEL 18
+	/* the host's secrets */
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+	"/etc/ssl/private", "/root", "/home", "/var/lib", "/var/backups", "/var/mail", "/var/spool",
+	"/var/log", "/var/cache"};
 
 uint64_t policy_default_caps(void)
 {
 	/* What a jail's root needs to act as root on its own files and
-	 * processes, and nothing that reaches the kernel or the host. */
+	 * processes, and nothing that reaches the kernel or the host: no
+	 * CAP_SETFCAP (a file capability planted in a bind is the host's
+	 * to run), no CAP_AUDIT_WRITE (the host's audit log). */
 	return CAP(DAC_OVERRIDE) | CAP(FOWNER) | CAP(FSETID) | CAP(KILL) | CAP(SETGID) |
-	       CAP(SETUID) | CAP(SETPCAP) | CAP(NET_BIND_SERVICE) | CAP(SYS_CHROOT) |
-	       CAP(AUDIT_WRITE) | CAP(SETFCAP);
+	       CAP(SETUID) | CAP(SETPCAP) | CAP(NET_BIND_SERVICE) | CAP(SYS_CHROOT);
 }
 
 int policy_defaults(struct jail_spec *s, struct cell_err *e)
 {
 	struct jail_mechanisms *m = &s->mech;
+	struct jail_process *proc = &s->proc;
 	uint64_t keep = policy_default_caps();
 
 	memset(m, 0, sizeof(*m));
+	proc->has_caps = false;
+	proc->no_new_privs = false;
 	m->ns_new = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID | CLONE_NEWCGROUP;
 	/* --allow sysvipc shares the host's SysV IPC and message queues. */
 	if (!(s->allow & JAIL_ALLOW_SYSVIPC))
@@ -140,23 +181,44 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 		keep |= CAP(CHOWN);
 	if (s->allow & JAIL_ALLOW_MLOCK)
 		keep |= CAP(IPC_LOCK);
-	m->has_caps = true;
+	proc->has_caps = true;
 	/* Root's sets; a uid change empties them (process_finish()). */
-	m->caps = (struct jail_caps){.bounding = keep, .effective = keep, .permitted = keep};
-	m->no_new_privs = true;
+	proc->caps = (struct jail_caps){.bounding = keep, .effective = keep, .permitted = keep};
+	proc->no_new_privs = true;
 	m->landlock = LANDLOCK_SCOPE_ABSTRACT | LANDLOCK_SCOPE_SIGNALS;
 	m->seccomp = (s->allow & JAIL_ALLOW_SET_HOSTNAME) ? JAIL_SECCOMP_SET_HOSTNAME
 							  : JAIL_SECCOMP_DEFAULT;
 	m->pin_priority = true;
+	m->readonly = policy_readonly;
+	m->nreadonly = sizeof(policy_readonly) / sizeof(policy_readonly[0]);
+	m->masked = policy_masked;
+	/* A --rootfs holds none of the host's files. */
+	m->nmasked = s->rootfs != NULL ? POLICY_MASKED_KERNEL
+				       : sizeof(policy_masked) / sizeof(policy_masked[0]);
+	m->mask_ssh_host_keys = s->rootfs == NULL;
 	m->policy_mounts = true;
 	/* Only the standard devices, where device nodes could be found. */
 	return devices_add_standard(s, e);
 }
 
-/* Whether the mechanisms M hold rule R. */
-static bool rule_holds(const struct policy_rule *r, const struct jail_mechanisms *m)
+/* Whether M makes PATH read-only or masks it. */
+static bool protects(const struct jail_mechanisms *m, const char *path)
 {
-	uint64_t kept = m->has_caps ? m->caps.bounding : ~0ULL;
+	for (size_t i = 0; i < m->nreadonly; i++)
+		if (strcmp(m->readonly[i], path) == 0)
+			return true;
+	for (size_t i = 0; i < m->nmasked; i++)
+		if (strcmp(m->masked[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the mechanisms of S (the jail's and its first process's) hold
+ * rule R. */
+static bool rule_holds(const struct policy_rule *r, const struct jail_spec *s)
+{
+	const struct jail_mechanisms *m = &s->mech;
+	uint64_t kept = s->proc.has_caps ? s->proc.caps.bounding : ~0ULL;
 
 	/* CAP_SYS_ADMIN held in a user namespace of the jail's own counts
 	 * there only: mount and the rest stay the host's to allow. */
@@ -167,8 +229,9 @@ static bool rule_holds(const struct policy_rule *r, const struct jail_mechanisms
 	unsigned long ns = m->ns_new | (m->userns_range ? CLONE_NEWUSER : 0);
 
 	if ((kept & r->caps_dropped) != 0 || (ns & r->ns) != r->ns ||
-	    (m->landlock & r->landlock) != r->landlock || (r->no_new_privs && !m->no_new_privs) ||
-	    (r->policy_mounts && !m->policy_mounts))
+	    (m->landlock & r->landlock) != r->landlock ||
+	    (r->no_new_privs && !s->proc.no_new_privs) ||
+	    (r->path != NULL && !protects(m, r->path)))
 		return false;
 	if (r->filter == JAIL_SECCOMP_DEFAULT)
 		return m->seccomp == JAIL_SECCOMP_DEFAULT;
@@ -177,7 +240,7 @@ static bool rule_holds(const struct policy_rule *r, const struct jail_mechanisms
 
 const char *policy_rule_state(const struct policy_rule *r, const struct jail_spec *s)
 {
-	if (rule_holds(r, &s->mech))
+	if (rule_holds(r, s))
 		return "enforced";
 	if (r->allow != 0 && (s->allow & r->allow))
 		return "allowed";
@@ -188,6 +251,7 @@ void policy_build(const struct jail_spec *s, struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mech = &s->mech;
+	p->proc = &s->proc;
 	p->landlock = s->mech.landlock;
 	if (s->mech.seccomp != JAIL_SECCOMP_NONE)
 		seccomp_filter_for(s->mech.seccomp == JAIL_SECCOMP_SET_HOSTNAME, &p->seccomp);
@@ -203,23 +267,40 @@ void policy_for_exec(const struct jail_spec *s, struct policy *p)
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e)
 {
 	const struct jail_mechanisms *m = p->mech;
+	const struct jail_process *proc = p->proc;
 	int scoped;
 
 	/* A setuid or file-capability binary in the jail gains nothing. */
-	if (m->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	if (proc->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "set no_new_privs");
-	if (m->has_caps &&
-	    (caps_drop_bounding(m->caps.bounding, e) < 0 || caps_set(m->caps.permitted, e) < 0))
+	if (proc->has_caps && (caps_drop_bounding(proc->caps.bounding, e) < 0 ||
+			       caps_set(proc->caps.permitted, e) < 0))
 		return -1;
 	if (p->landlock != 0 && landlock_scope(p->landlock, &scoped, e) < 0)
 		return -1;
-	if (m->seccomp == JAIL_SECCOMP_NONE)
-		return 0;
-	/* The filter needs no_new_privs, or CAP_SYS_ADMIN to install. */
-	return seccomp_install(&p->seccomp, e);
+	if (m->seccomp != JAIL_SECCOMP_NONE && seccomp_install(&p->seccomp, e) < 0)
+		return -1;
+	return policy_verify(p, e);
+}
+
+int policy_verify(const struct policy *p, struct cell_err *e)
+{
+	const struct jail_mechanisms *m = p->mech;
+	const struct jail_process *proc = p->proc;
+
+	/* Read back from the kernel: what inspect says is enforced is what
+	 * the process has, not what was asked. */
+	if (proc->no_new_privs && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return cell_err_set(e, EPERM, "policy: no_new_privs is not set");
+	if (m->seccomp != JAIL_SECCOMP_NONE && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
+		return cell_err_set(e, EPERM, "policy: the seccomp filter is not installed");
+	if (proc->has_caps && !(proc->caps.bounding & CAP(SYS_ADMIN)) &&
+	    prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 0)
+		return cell_err_set(e, EPERM, "policy: CAP_SYS_ADMIN is still in the bounding set");
+	return 0;
 }
 
 int policy_apply_caps(const struct policy *p, struct cell_err *e)
 {
-	return p->mech->has_caps ? caps_set(p->mech->caps.permitted, e) : 0;
+	return p->proc->has_caps ? caps_set(p->proc->caps.permitted, e) : 0;
 }

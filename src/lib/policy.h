@@ -32,7 +32,7 @@ struct policy_rule {
 	unsigned long ns;	  /* these namespaces new */
 	unsigned int landlock;	  /* these Landlock scopes */
 	bool no_new_privs;
-	bool policy_mounts;
+	const char *path; /* a path made read-only or masked; NULL: none */
 };
 
 extern const struct policy_rule policy_rules[];
@@ -60,7 +60,8 @@ const char *policy_rule_state(const struct policy_rule *r, const struct jail_spe
  * clone. */
 struct policy {
 	const struct jail_mechanisms *mech;
-	unsigned int landlock; /* LANDLOCK_SCOPE_* */
+	const struct jail_process *proc; /* its capabilities, no_new_privs */
+	unsigned int landlock;		 /* LANDLOCK_SCOPE_* */
 	struct seccomp_prog seccomp;
 };
 
@@ -87,6 +88,10 @@ void policy_for_exec(const struct jail_spec *s, struct policy *p);
  * would need CAP_SYS_NICE in the host's.
  */
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e);
+
+/* What policy_apply() did, read back from the kernel (no_new_privs, the
+ * seccomp mode, the bounding set); fails closed.  policy_apply() calls it. */
+int policy_verify(const struct policy *p, struct cell_err *e);
 
 /* Capability sets again, after process_set_user() changed the uid. */
 int policy_apply_caps(const struct policy *p, struct cell_err *e);

@@ -20,6 +20,7 @@
 
 #include "channel.h"
 #include "cleanup.h"
+#include "param.h"
 #include "untrusted.h"
 
 /* The jail's /etc/passwd is the jail's: a FIFO there once hung `cell
@@ -37,13 +38,23 @@ static int passwd_gid(uid_t uid, gid_t *gid, struct cell_err *e)
 	FILE *f;
 
 	*gid = (gid_t)uid;
-	if (untrusted_read(AT_FDCWD, "/etc/passwd", 0, PASSWD_MAX, &text, &len, e) < 0)
-		return e->errnum == ENOENT ? 0 : cell_err_prefix(e, "--user %u", (unsigned int)uid);
+	if (untrusted_read(AT_FDCWD, "/etc/passwd", 0, PASSWD_MAX, &text, &len, e) < 0) {
+		char why[sizeof(e->msg)];
+		int err = e->errnum;
+
+		if (err == ENOENT)
+			return 0;
+		/* An error about the user parameter: its subject first. */
+		snprintf(why, sizeof(why), "%s", e->msg);
+		cell_err_param(e, PARAM_USER, 0, 0, "%s", why);
+		e->errnum = err;
+		return -1;
+	}
 	if (len == 0)
 		return 0;
 	f = fmemopen(text, len, "r");
 	if (f == NULL)
-		return cell_err_set(e, errno, "--user %u: read /etc/passwd", (unsigned int)uid);
+		return cell_err_param(e, PARAM_USER, 0, errno, "read /etc/passwd");
 	while ((pw = fgetpwent(f)) != NULL)
 		if (pw->pw_uid == uid) {
 			*gid = pw->pw_gid;
@@ -57,27 +68,28 @@ int process_set_user(const struct jail_spec *s, struct cell_err *e)
 {
 	gid_t gid;
 
-	if (!s->has_user)
+	if (!s->proc.has_user)
 		return 0;
-	gid = s->gid;
-	if (!s->has_gid && passwd_gid(s->uid, &gid, e) < 0)
+	gid = s->proc.gid;
+	if (!s->proc.has_gid && passwd_gid(s->proc.uid, &gid, e) < 0)
 		return -1;
 	/* Groups first: after setresuid() we may no longer change them. */
 	if (setgroups(0, NULL) < 0)
-		return cell_err_set(e, errno, "--user: drop supplementary groups");
+		return cell_err_param(e, PARAM_USER, 0, errno, "drop supplementary groups");
 	if (setresgid(gid, gid, gid) < 0)
-		return cell_err_set(e, errno, "--user: set gid %u", (unsigned int)gid);
-	if (setresuid(s->uid, s->uid, s->uid) < 0)
-		return cell_err_set(e, errno, "--user: set uid %u", (unsigned int)s->uid);
+		return cell_err_param(e, PARAM_USER, 0, errno, "set gid %u", (unsigned int)gid);
+	if (setresuid(s->proc.uid, s->proc.uid, s->proc.uid) < 0)
+		return cell_err_param(e, PARAM_USER, 0, errno, "set uid %u",
+				      (unsigned int)s->proc.uid);
 	return 0;
 }
 
 int process_set_workdir(const struct jail_spec *s, struct cell_err *e)
 {
-	const char *dir = s->workdir != NULL ? s->workdir : "/";
+	const char *dir = s->proc.cwd != NULL ? s->proc.cwd : "/";
 
 	if (chdir(dir) < 0)
-		return cell_err_set(e, errno, "--workdir %s", dir);
+		return cell_err_param(e, PARAM_WORKDIR, 0, errno, "%s", "");
 	return 0;
 }
 
@@ -100,13 +112,13 @@ static int exec_failed(struct cell_err *e, int err, const char *cmd)
 
 int process_exec(const struct jail_spec *s, struct cell_err *e)
 {
-	const char *cmd = s->argv[0];
+	const char *cmd = s->proc.argv[0];
 	const char *path;
 	int saved = ENOENT;
 	char buf[PATH_MAX];
 
 	if (strchr(cmd, '/') != NULL) {
-		execve(cmd, s->argv, s->env);
+		execve(cmd, s->proc.argv, s->proc.env);
 		return exec_failed(e, errno, cmd);
 	}
 	/* Search the jail's PATH, not cell's: execvpe() would use ours.
@@ -125,7 +137,7 @@ int process_exec(const struct jail_spec *s, struct cell_err *e)
 			memcpy(buf, dir, len);
 			buf[len] = '/';
 			strcpy(buf + len + 1, cmd);
-			execve(buf, s->argv, s->env);
+			execve(buf, s->proc.argv, s->proc.env);
 			/* Remember "found but refused" over "not here". */
 			if (errno != ENOENT && errno != ENOTDIR)
 				saved = errno;
@@ -141,14 +153,13 @@ int process_exec(const struct jail_spec *s, struct cell_err *e)
  * unless the caller redirected them to a file of its own. */
 static int detach_stdio(const struct process_finish *f, struct cell_err *e)
 {
-	const struct jail_spec *s = f->spec;
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
 		return cell_err_set(e, errno, "stdin from /dev/null");
 	close(null);
-	if ((!s->keep_stdout && dup2(f->log_fd, STDOUT_FILENO) < 0) ||
-	    (!s->keep_stderr && dup2(f->log_fd, STDERR_FILENO) < 0))
+	if ((!f->keep_stdout && dup2(f->log_fd, STDOUT_FILENO) < 0) ||
+	    (!f->keep_stderr && dup2(f->log_fd, STDERR_FILENO) < 0))
 		return cell_err_set(e, errno, "stdout and stderr to the log");
 	return 0;
 }
@@ -160,7 +171,8 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	if (f->tty_slave >= 0 && tty_make_controlling(f->tty_slave, e) < 0)
 		return -1;
 	/* A uid change empties the permitted set: the kept caps again. */
-	if (process_set_user(s, e) < 0 || (s->has_user && policy_apply_caps(f->policy, e) < 0) ||
+	if (process_set_user(s, e) < 0 ||
+	    (s->proc.has_user && policy_apply_caps(f->policy, e) < 0) ||
 	    process_set_workdir(s, e) < 0)
 		return -1;
 	if (f->rearm_deathsig)

@@ -41,9 +41,11 @@ int process_exec(const struct jail_spec *s, struct cell_err *e);
 struct process_finish {
 	const struct jail_spec *spec;
 	const struct policy *policy;
-	int sock;	     /* the channel (close-on-exec: its end of file = exec'd) */
-	int tty_slave;	     /* the pty's slave, to make controlling; -1: none */
-	int log_fd;	     /* stdout and stderr unless kept (detached); -1: none */
+	int sock;	  /* the channel (close-on-exec: its end of file = exec'd) */
+	int tty_slave;	  /* the pty's slave, to make controlling; -1: none */
+	int log_fd;	  /* stdout and stderr unless kept (detached); -1: none */
+	bool keep_stdout; /* with log_fd: stdout stays the caller's */
+	bool keep_stderr;
 	bool rearm_deathsig; /* after a uid change: die with cell until the exec */
 	bool outlive_cell;   /* clear the parent-death signal just before execve */
 	mode_t umask;

@@ -17,22 +17,24 @@
 #include <errno.h>
 #include <sys/resource.h>
 
+#include "param.h"
+
 struct limit_map {
 	int resource;
-	const char *flag;
+	int param;     /* enum param_id: what an error is about */
 	size_t offset; /* of the value in struct jail_limits */
 };
 
-#define LIMIT(res, flag, field)                                                                    \
+#define LIMIT(res, param, field)                                                                   \
 	{                                                                                          \
-		res, flag, offsetof(struct jail_limits, field)                                     \
+		res, param, offsetof(struct jail_limits, field)                                    \
 	}
 
 static const struct limit_map limits[] = {
-	LIMIT(RLIMIT_CPU, "--cpu-time", cpu_time),
-	LIMIT(RLIMIT_MEMLOCK, "--memlock", memlock),
-	LIMIT(RLIMIT_DATA, "--data", data),
-	LIMIT(RLIMIT_NOFILE, "--nofile", nofile),
+	LIMIT(RLIMIT_CPU, PARAM_CPU_TIME, cpu_time),
+	LIMIT(RLIMIT_MEMLOCK, PARAM_MEMLOCK, memlock),
+	LIMIT(RLIMIT_DATA, PARAM_DATA, data),
+	LIMIT(RLIMIT_NOFILE, PARAM_NOFILE, nofile),
 };
 
 static long long value_of(const struct jail_spec *s, const struct limit_map *m)
@@ -58,13 +60,13 @@ int rlimit_check(const struct jail_spec *s, struct cell_err *e)
 		if (v < 0)
 			continue;
 		if (getrlimit(limits[i].resource, &now) < 0)
-			return cell_err_set(e, errno, "%s", limits[i].flag);
+			return cell_err_param(e, limits[i].param, 0, errno, "%s", "");
 		want = wanted(&limits[i], v);
 		if (now.rlim_max != RLIM_INFINITY && want.rlim_max > now.rlim_max)
-			return cell_err_set(e, 0,
-					    "%s %lld: above cell's own hard limit %llu (raising it "
-					    "needs CAP_SYS_RESOURCE)",
-					    limits[i].flag, v, (unsigned long long)now.rlim_max);
+			return cell_err_param(e, limits[i].param, 0, 0,
+					      "above cell's own hard limit %llu (raising it needs "
+					      "CAP_SYS_RESOURCE)",
+					      (unsigned long long)now.rlim_max);
 	}
 	return 0;
 }
@@ -81,10 +83,10 @@ int rlimit_apply(const struct jail_spec *s, struct cell_err *e)
 			continue;
 		r = wanted(&limits[i], v);
 		if (setrlimit(limits[i].resource, &r) < 0)
-			return cell_err_set(e, errno, "%s %lld", limits[i].flag, v);
+			return cell_err_param(e, limits[i].param, 0, errno, "%s", "");
 	}
 	if (s->limits.has_nice && setpriority(PRIO_PROCESS, 0, (int)s->limits.nice) < 0)
-		return cell_err_set(e, errno, "--nice %lld", s->limits.nice);
+		return cell_err_param(e, PARAM_NICE, 0, errno, "%s", "");
 	if (!s->mech.pin_priority)
 		return 0;
 	/* No realtime class, and no nice value below the start one: with
@@ -128,29 +130,28 @@ int rlimit_update_pid(pid_t pid, const struct jail_limits *old, const struct jai
 		if (v == was)
 			continue;
 		if (v < 0)
-			return cell_err_set(e, 0, "%s: cannot be unset in a running jail",
-					    limits[i].flag + 2);
+			return cell_err_param(e, limits[i].param, 0, 0,
+					      "cannot be unset in a running jail");
 		r = wanted(&limits[i], v);
 		if (prlimit(pid, limits[i].resource, NULL, &cur) < 0) {
 			if (errno == ESRCH)
 				continue; /* ended meanwhile */
-			return cell_err_set(e, errno, "%s: pid %d", limits[i].flag + 2, (int)pid);
+			return cell_err_param(e, limits[i].param, 0, errno, "pid %d", (int)pid);
 		}
 		/* A lowered hard limit cannot be raised back without
 		 * CAP_SYS_RESOURCE: every process is checked (a write of its
 		 * own values tests the permission) before any changes. */
 		if (dry_run) {
 			if (r.rlim_max > cur.rlim_max && !have_sys_resource())
-				return cell_err_set(e, 0,
-						    "%s = %lld: above the hard limit %llu of pid "
-						    "%d (raising it needs CAP_SYS_RESOURCE)",
-						    limits[i].flag + 2, v,
-						    (unsigned long long)cur.rlim_max, (int)pid);
+				return cell_err_param(
+					e, limits[i].param, 0, 0,
+					"above the hard limit %llu of pid %d (raising "
+					"it needs CAP_SYS_RESOURCE)",
+					(unsigned long long)cur.rlim_max, (int)pid);
 			r = cur;
 		}
 		if (prlimit(pid, limits[i].resource, &r, NULL) < 0 && errno != ESRCH)
-			return cell_err_set(e, errno, "%s = %lld: pid %d", limits[i].flag + 2, v,
-					    (int)pid);
+			return cell_err_param(e, limits[i].param, 0, errno, "pid %d", (int)pid);
 	}
 	return 0;
 }

@@ -29,11 +29,13 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "param.h"
 
 /* Mount points the jail always gets fresh, in the order they are made. */
 static const char *const fresh_dirs[] = {"proc", "dev", "sys", "tmp", "run"};
@@ -64,21 +66,79 @@ static int open_in_root(int root, const char *path, int flags)
 
 static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e);
 
-int rootfs_check(const struct jail_spec *s, struct cell_err *e)
+/*
+ * Whether others than root (and the caller) could change what DIR is:
+ * DIR itself writable by another, or a parent writable by another
+ * without the sticky bit (which keeps others from renaming what they do
+ * not own, /tmp's and /var/tmp's case) or owned by another.  A --rootfs
+ * such a user can swap or fill is theirs to hand to the jail.
+ */
+static int check_owners(const char *dir, const struct stat *st, struct cell_err *e)
 {
-	struct stat st;
+	char path[PATH_MAX];
+	struct stat p = *st;
+	uid_t me = getuid();
 
+	if ((p.st_uid != 0 && p.st_uid != me) || (p.st_mode & (S_IWGRP | S_IWOTH)))
+		return cell_err_param(e, PARAM_PATH, 0, EPERM,
+				      "others than root may change it (owner %u, mode %04o)",
+				      (unsigned int)p.st_uid, (unsigned int)(p.st_mode & 07777));
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return cell_err_param(e, PARAM_PATH, 0, ENAMETOOLONG, "%s", "");
+	for (;;) {
+		char *slash = strrchr(path, '/');
+
+		if (slash == NULL)
+			return 0;
+		*(slash == path ? slash + 1 : slash) = '\0';
+		if (stat(path, &p) < 0)
+			return cell_err_param(e, PARAM_PATH, 0, errno, "%s", path);
+		if ((p.st_uid != 0 && p.st_uid != me) ||
+		    ((p.st_mode & (S_IWGRP | S_IWOTH)) && !(p.st_mode & S_ISVTX)))
+			return cell_err_param(
+				e, PARAM_PATH, 0, EPERM,
+				"others than root may change its parent %s (owner %u, "
+				"mode %04o)",
+				path, (unsigned int)p.st_uid, (unsigned int)(p.st_mode & 07777));
+		if (strcmp(path, "/") == 0)
+			return 0;
+	}
+}
+
+int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_err *e)
+{
+	struct stat st, host;
+
+	pin->set = false;
 	if (s->rootfs != NULL) {
-		if (stat(s->rootfs, &st) < 0)
-			return cell_err_set(e, errno, "--rootfs %s", s->rootfs);
+		/* Opened once, a final symlink not followed (a link to "/"
+		 * once ran the jail on the host's own root); the child opens
+		 * it again and must find this very directory. */
+		cleanup_close int fd = open(s->rootfs, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0 || fstat(fd, &st) < 0)
+			return cell_err_param(e, PARAM_PATH, 0, errno, "%s", "");
+		if (S_ISLNK(st.st_mode))
+			return cell_err_param(e, PARAM_PATH, 0, ELOOP,
+					      "a symlink (give the directory itself)");
 		if (!S_ISDIR(st.st_mode))
-			return cell_err_set(e, ENOTDIR, "--rootfs %s", s->rootfs);
+			return cell_err_param(e, PARAM_PATH, 0, ENOTDIR, "%s", "");
+		if (stat("/", &host) < 0)
+			return cell_err_set(e, errno, "stat /");
+		if (st.st_dev == host.st_dev && st.st_ino == host.st_ino)
+			return cell_err_param(e, PARAM_PATH, 0, 0,
+					      "the host's own root (the embedded root, the jail's "
+					      "without a path, is the host's files read-only)");
+		if (s->rootfs[0] == '/' && check_owners(s->rootfs, &st, e) < 0)
+			return -1;
+		pin->dev = st.st_dev;
+		pin->ino = st.st_ino;
+		pin->set = true;
 	}
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (stat(s->binds[i].src, &st) < 0)
-			return cell_err_set(e, errno, "--bind %s", s->binds[i].src);
-	if (s->rootfs == NULL && s->mech.policy_mounts)
-		return check_bind_under_masks(s, e);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", s->binds[i].src);
+	return check_bind_under_masks(s, e);
 	return 0;
 }
 
@@ -219,12 +279,63 @@ struct fs_opt {
 	const char *key, *value;
 };
 
-/* Mounts a new instance of FSTYPE on TARGET inside ROOT. */
-static int mount_fresh(int root, const char *fstype, const char *target, const struct fs_opt *opts,
+/*
+ * Opens the mount point PATH beneath DIR (RESOLVE: RESOLVE_IN_ROOT for
+ * the jail's root, RESOLVE_BENEATH inside a mount of the jail's own)
+ * once, refusing a symlink anywhere on the way: a mount and its
+ * protections go where the path is now and never follow a link that a
+ * later mount could redirect (a --rootfs whose proc -> run/l/x got a
+ * proc, unprotected, where /run/l pointed before /run was mounted).
+ */
+static int open_mount_point(int dir, const char *path, const char *shown,
+			    unsigned long long resolve, int oflags, struct cell_err *e)
+{
+	const char *rel = path;
+	struct stat st;
+	int fd;
+
+	while (*rel == '/')
+		rel++;
+	/* A final symlink comes back as itself (O_PATH | O_NOFOLLOW), one
+	 * on the way as ELOOP: both refused. */
+	fd = sys_openat2(dir, *rel != '\0' ? rel : ".", O_PATH | O_NOFOLLOW,
+			 resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0 && errno != ELOOP)
+		return cell_err_set(e, errno, "open mount point %s", shown);
+	if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return cell_err_set(e, ELOOP, "mount point %s: a symlink on the way (refused)",
+				    shown);
+	}
+	if ((oflags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return cell_err_set(e, ENOTDIR, "open mount point %s", shown);
+	}
+	return fd;
+}
+
+/* Attaches the detached mount MNT on PATH beneath DIR (as above); SHOWN
+ * is its path in the jail, for errors. */
+static int attach_pinned(int mnt, int dir, const char *path, const char *shown,
+			 unsigned long long resolve, struct cell_err *e)
+{
+	cleanup_close int tfd = open_mount_point(dir, path, shown, resolve, O_DIRECTORY, e);
+
+	if (tfd < 0)
+		return -1;
+	if (move_mount(mnt, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "attach mount on %s", shown);
+	return 0;
+}
+
+/* A new instance of FSTYPE (for TARGET, named in errors), detached: what
+ * protects it is done to it before it is attached anywhere. */
+static int fresh_mount(const char *fstype, const char *target, const struct fs_opt *opts,
 		       unsigned int attrs, struct cell_err *e)
 {
 	cleanup_close int fs = fsopen(fstype, FSOPEN_CLOEXEC);
-	cleanup_close int mnt = -1;
+	int mnt;
 
 	if (fs < 0)
 		return cell_err_set(e, errno, "mount %s on %s", fstype, target);
@@ -244,7 +355,20 @@ static int mount_fresh(int root, const char *fstype, const char *target, const s
 	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
 	if (mnt < 0)
 		return cell_err_set(e, errno, "mount %s on %s", fstype, target);
-	if (attach_in_root(mnt, root, target, O_DIRECTORY, e) < 0)
+	return mnt;
+}
+
+/* A new instance of FSTYPE attached on PATH beneath DIR at once (TARGET:
+ * its path in the jail). */
+static int mount_fresh(int dir, unsigned long long resolve, const char *fstype, const char *path,
+		       const char *target, const struct fs_opt *opts, unsigned int attrs,
+		       struct cell_err *e)
+{
+	cleanup_close int mnt = fresh_mount(fstype, target, opts, attrs, e);
+
+	if (mnt < 0)
+		return -1;
+	if (attach_pinned(mnt, dir, path, target, resolve, e) < 0)
 		return cell_err_prefix(e, "mount %s", fstype);
 	return 0;
 }
@@ -282,6 +406,24 @@ static const char *tmpfs_size(const struct jail_spec *s, const char *fixed, char
  */
 #define DEVPTS_MAX "256"
 
+struct dev_node {
+	const char *name;
+	unsigned int major, minor;
+};
+
+/* The minimal /dev of the foundation issue. */
+static const struct dev_node dev_nodes[] = {
+	{"null", 1, 3},	  {"zero", 1, 5},    {"full", 1, 7},
+	{"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0},
+};
+
+static const struct {
+	const char *target, *name;
+} dev_links[] = {
+	{"/proc/self/fd", "fd"},       {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
+	{"/proc/self/fd/2", "stderr"}, {"pts/ptmx", "ptmx"},
+};
+
 /*
  * The owners of the jail's fresh mounts, as mount options: made by the
  * jail's first process while it is still the host's root, they would be
@@ -310,7 +452,8 @@ static void fresh_owner_init(struct fresh_owner *o, const struct rootfs_ids *ids
 
 /* Idmaps the detached tree MNT through the jail's user namespace (with
  * ATTRS too): its files' owners on disk are the jail's ids inside, and
- * what the jail's root makes is root's on disk. */
+ * what the jail's root makes is root's on disk.  The kernel takes it on
+ * a mount never attached only. */
 static int idmap_tree(int mnt, const struct rootfs_ids *ids, unsigned int attrs)
 {
 	struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP | attrs,
@@ -319,26 +462,12 @@ static int idmap_tree(int mnt, const struct rootfs_ids *ids, unsigned int attrs)
 	return mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a));
 }
 
-struct dev_node {
-	const char *name;
-	unsigned int major, minor;
-};
-
-/* The minimal /dev of the foundation issue. */
-static const struct dev_node dev_nodes[] = {
-	{"null", 1, 3},	  {"zero", 1, 5},    {"full", 1, 7},
-	{"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0},
-};
-
-static const struct {
-	const char *target, *name;
-} dev_links[] = {
-	{"/proc/self/fd", "fd"},       {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
-	{"/proc/self/fd/2", "stderr"}, {"pts/ptmx", "ptmx"},
-};
-
-static int setup_dev(int root, const struct jail_spec *s, const struct fresh_owner *o,
-		     struct cell_err *e)
+/*
+ * The jail's /dev, built detached (a tmpfs with the standard nodes and
+ * links, its own devpts, shm and mqueue mounted in it) and returned as
+ * its mount's descriptor, to be attached once whole.
+ */
+static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, struct cell_err *e)
 {
 	const struct fs_opt dev_opts[] = {{"mode", "755"},
 					  {"size", "64k"},
@@ -348,6 +477,7 @@ static int setup_dev(int root, const struct jail_spec *s, const struct fresh_own
 	const struct fs_opt pts_opts[] = {{"newinstance", NULL}, {"ptmxmode", "0666"},
 					  {"mode", "0620"},	 {"gid", o->tty},
 					  {"max", DEVPTS_MAX},	 {NULL, NULL}};
+	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 	char size[TMPFS_SIZE_MAX];
 	const struct fs_opt shm_opts[] = {
 		{"mode", "1777"},
@@ -355,14 +485,11 @@ static int setup_dev(int root, const struct jail_spec *s, const struct fresh_own
 		{o->uid_key, o->uid},
 		{o->gid_key, o->gid},
 		{NULL, NULL}};
-	cleanup_close int dev = -1;
+	cleanup_close int dev =
+		fresh_mount("tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e);
 
-	if (mount_fresh(root, "tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e) <
-	    0)
-		return -1;
-	dev = open_in_root(root, "/dev", O_PATH | O_DIRECTORY);
 	if (dev < 0)
-		return cell_err_set(e, errno, "open /dev");
+		return -1;
 	for (size_t i = 0; i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++) {
 		const struct dev_node *d = &dev_nodes[i];
 		if (mknodat(dev, d->name, S_IFCHR | 0666, makedev(d->major, d->minor)) < 0)
@@ -374,58 +501,20 @@ static int setup_dev(int root, const struct jail_spec *s, const struct fresh_own
 	if (mkdirat(dev, "pts", 0755) < 0 || mkdirat(dev, "shm", 01777) < 0 ||
 	    mkdirat(dev, "mqueue", 0755) < 0)
 		return cell_err_set(e, errno, "mkdir in /dev");
-	if (s->tty) {
+	if (s->proc.terminal) {
 		/* The pty slave is bound here once it exists. */
 		int fd = openat(dev, "console", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
 		if (fd < 0)
 			return cell_err_set(e, errno, "create /dev/console");
 		close(fd);
 	}
-	if (mount_fresh(root, "devpts", "/dev/pts", pts_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-			e) < 0)
+	if (mount_fresh(dev, RESOLVE_BENEATH, "devpts", "pts", "/dev/pts", pts_opts,
+			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e) < 0 ||
+	    mount_fresh(dev, RESOLVE_BENEATH, "tmpfs", "shm", "/dev/shm", shm_opts, hard, e) < 0 ||
+	    /* POSIX message queues of the jail's own IPC namespace. */
+	    mount_fresh(dev, RESOLVE_BENEATH, "mqueue", "mqueue", "/dev/mqueue", NULL, hard, e) < 0)
 		return -1;
-	if (mount_fresh(root, "tmpfs", "/dev/shm", shm_opts,
-			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, e) < 0)
-		return -1;
-	/* POSIX message queues of the jail's own IPC namespace. */
-	return mount_fresh(root, "mqueue", "/dev/mqueue", NULL,
-			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, e);
-}
-
-static int setup_fresh_mounts(int root, const struct jail_spec *s, const struct rootfs_ids *ids,
-			      struct cell_err *e)
-{
-	char tmp_size[TMPFS_SIZE_MAX], run_size[TMPFS_SIZE_MAX];
-	struct fresh_owner o;
-
-	fresh_owner_init(&o, ids);
-	const struct fs_opt tmp_opts[] = {
-		{"mode", "1777"},
-		{"size", tmpfs_size(s, TMPFS_TMP_DEFAULT, tmp_size, sizeof(tmp_size))},
-		{o.uid_key, o.uid},
-		{o.gid_key, o.gid},
-		{NULL, NULL}};
-	const struct fs_opt run_opts[] = {
-		{"mode", "755"},
-		{"size", tmpfs_size(s, TMPFS_RUN_DEFAULT, run_size, sizeof(run_size))},
-		{o.uid_key, o.uid},
-		{o.gid_key, o.gid},
-		{NULL, NULL}};
-	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
-
-	/* A proc of the jail's own pid namespace: it shows only the jail. */
-	if (mount_fresh(root, "proc", "/proc", NULL, hard, e) < 0)
-		return -1;
-	if (setup_dev(root, s, &o, e) < 0)
-		return -1;
-	/* sysfs shows the jail's network namespace; read-only. */
-	if (mount_fresh(root, "sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e) < 0)
-		return -1;
-	if (mount_fresh(root, "tmpfs", "/tmp", tmp_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, e) <
-	    0)
-		return -1;
-	return mount_fresh(root, "tmpfs", "/run", run_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-			   e);
+	return take_fd(&dev);
 }
 
 static int setup_binds(int root, const struct jail_spec *s, const struct rootfs_ids *ids,
@@ -433,9 +522,9 @@ static int setup_binds(int root, const struct jail_spec *s, const struct rootfs_
 {
 	for (size_t i = 0; i < s->nbinds; i++) {
 		const struct jail_bind *b = &s->binds[i];
-		struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+		struct mount_attr attr = {.attr_set = (b->ro ? MOUNT_ATTR_RDONLY : 0) |
+						      (b->dev ? 0 : MOUNT_ATTR_NODEV)};
 		cleanup_close int mnt = -1;
-		bool ro = b->ro;
 		struct stat st;
 
 		/* The source is the user's own choice on the host: resolved
@@ -443,64 +532,51 @@ static int setup_binds(int root, const struct jail_spec *s, const struct rootfs_
 		mnt = open_tree(AT_FDCWD, b->src,
 				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (mnt < 0 || fstat(mnt, &st) < 0)
-			return cell_err_set(e, errno, "--bind %s", b->src);
-		/* Idmapped, and read-only in the same call.  A filesystem
-		 * that cannot be idmapped (EINVAL: procfs, sysfs...) is
-		 * bound as it is: its files seen through the mapping, the
-		 * host root's as nobody's, which opens nothing more. */
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", b->src);
+		/* Idmapped, with ro and nodev in the same call.  A filesystem
+		 * that cannot be idmapped (EINVAL: procfs, sysfs...) is bound
+		 * as it is: its files seen through the mapping, the host
+		 * root's as nobody's, which opens nothing more. */
 		if (ids->userns >= 0) {
-			if (idmap_tree(mnt, ids, ro ? MOUNT_ATTR_RDONLY : 0) == 0)
-				ro = false;
+			if (idmap_tree(mnt, ids, attr.attr_set) == 0)
+				attr.attr_set = 0;
 			else if (errno != EINVAL)
-				return cell_err_set(e, errno, "--bind %s: idmap", b->src);
+				return cell_err_param(e, PARAM_BIND, (int)i, errno, "idmap");
 		}
-		if (ro &&
+		/* Device nodes only when asked: a bind (even read-only)
+		 * otherwise opens the host's /dev/kvm, loop devices, kmsg to
+		 * whoever finds them in it. */
+		if (attr.attr_set != 0 &&
 		    mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-			return cell_err_set(e, errno, "--bind %s: make read-only", b->src);
+			return cell_err_param(e, PARAM_BIND, (int)i, errno, "set ro/nodev");
 		if (create_in_root(root, b->dst, S_ISDIR(st.st_mode), e) < 0 ||
-		    attach_in_root(mnt, root, b->dst, 0, e) < 0)
-			return cell_err_prefix(e, "--bind %s:%s", b->src, b->dst);
+		    attach_in_root(mnt, root, b->dst, 0, e) < 0) {
+			/* The reason is the mount's: the subject goes in front. */
+			e->about.param = PARAM_BIND;
+			e->about.index = (int)i;
+			e->about.at = 0;
+			return -1;
+		}
 	}
 	return 0;
 }
 
-/* Kernel interfaces a jail may read but not write: sysctls above all;
- * /proc/pressure, whose files take triggers that the kernel polls. */
-static const char *const proc_readonly[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/bus",
-					    "/proc/fs",	 "/proc/irq",		"/proc/pressure"};
-/*
- * Kernel interfaces a jail may not even read: the kernel's memory,
- * addresses and keys, and what the kernel shares between all jails and
- * the host, which one jail would read the others' activity from:
- * slabinfo and vmallocinfo (allocations, a side channel and the aid of
- * heap exploits), kpageflags/kpagecount/kpagecgroup (every physical
- * page: rowhammer and page-cache side channels), iomem (physical
- * addresses, KASLR), config.gz (the kernel's exact build), key-users
- * (every uid's key quota), tty/driver (every tty of the host).
- */
-static const char *const proc_masked[] = {
-	"/proc/kcore",	     "/proc/keys",	    "/proc/kallsyms",	 "/proc/timer_list",
-	"/proc/sched_debug", "/proc/latency_stats", "/proc/acpi",	 "/proc/scsi",
-	"/sys/firmware",     "/proc/slabinfo",	    "/proc/vmallocinfo", "/proc/kpageflags",
-	"/proc/kpagecount",  "/proc/kpagecgroup",   "/proc/iomem",	 "/proc/config.gz",
-	"/proc/key-users",   "/proc/tty/driver"};
-/* The host's secrets, masked in the embedded root (docs/cell.8 lists them). */
-static const char *const host_secrets[] = {
-	"/etc/shadow",
-	"/etc/shadow-",
-	"/etc/gshadow",
-	"/etc/gshadow-",
-	"/etc/security/opasswd",
-	"/etc/ssl/private",
-	"/root",
-	"/home",
-	"/var/lib",
-	"/var/backups",
-	"/var/mail",
-	"/var/spool",
-	"/var/log",
-	"/var/cache",
-};
+/* PATH's part beneath TOP ("/proc/sys" beneath "/proc": "sys"), or NULL
+ * when PATH does not lie strictly beneath TOP. */
+static const char *beneath(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return strncmp(path, top, n) == 0 && path[n] == '/' && path[n + 1] != '\0' ? path + n + 1
+										   : NULL;
+}
+
+/* A path the jail's fresh proc or sysfs holds: done through their
+ * descriptors, not in the tree. */
+static bool in_kernel_fs(const char *path)
+{
+	return beneath(path, "/proc") != NULL || beneath(path, "/sys") != NULL;
+}
 
 /* True when PATH is DIR or lies beneath it. */
 static bool path_within(const char *path, const char *dir)
@@ -525,36 +601,37 @@ static bool bind_covers(const struct jail_spec *s, const char *path)
 	return false;
 }
 
-/* A bind destination inside a masked directory of the embedded root:
- * the mask is read-only and empty, there is nowhere to mount it. */
+/* A bind destination inside a masked directory of the tree: the mask is
+ * read-only and empty, there is nowhere to mount it. */
 static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
 {
 	for (size_t i = 0; i < s->nbinds; i++) {
 		const char *dst = s->binds[i].dst;
 
-		for (size_t k = 0; k < sizeof(host_secrets) / sizeof(host_secrets[0]); k++) {
-			const char *m = host_secrets[k];
+		for (size_t k = 0; k < s->mech.nmasked; k++) {
+			const char *m = s->mech.masked[k];
 
+			if (in_kernel_fs(m))
+				continue;
 			if (path_within(dst, m) && strcmp(dst, m) != 0 && !bind_covers(s, m))
-				return cell_err_set(
-					e, 0,
-					"--bind %s:%s: %s is masked in the embedded root; "
-					"bind %s itself to show it",
-					s->binds[i].src, dst, m, m);
+				return cell_err_param(e, PARAM_BIND, (int)i, 0,
+						      "%s is masked in the embedded root; bind %s "
+						      "itself to show it",
+						      m, m);
 		}
 	}
 	return 0;
 }
 
 /*
- * What masks are made of: one empty read-only tmpfs, mounted over the
- * first masked directory and cloned onto the others (a clone shares the
- * superblock: much cheaper than a new tmpfs each), and the jail's
- * /dev/null, bound over masked files.
+ * What masks are made of: one empty read-only tmpfs, made once, detached,
+ * and cloned onto each masked directory (a clone shares the superblock:
+ * much cheaper than a new tmpfs each), and the jail's /dev/null, bound
+ * over masked files.
  */
 struct masks {
-	int dir;  /* the first masked directory, its tmpfs root; -1 until then */
-	int null; /* the jail's /dev/null (O_PATH); -1 until needed */
+	int dir;  /* the empty tmpfs, detached; -1 until needed */
+	int null; /* the jail's /dev/null (O_PATH) */
 };
 
 static void masks_close(struct masks *m)
@@ -578,12 +655,11 @@ static int clone_onto(int from, int target, const char *path, struct cell_err *e
 }
 
 /*
- * A path the policy protects that the jail's tree lacks (open_in_root()
+ * A path the policy protects that the jail's tree lacks (the lookup
  * failed with ERR).  Nothing to protect only when the host has no such
  * path either (a kernel built without it: /proc/kcore, /proc/config.gz);
- * when the host has it, the jail's /proc (or root) is not where the
- * policy looks (a --rootfs whose proc is a symlink that a later mount
- * covered): fail closed.  Runs before pivot_root: "/" is the host's.
+ * when the host has it, the jail's tree is not where the policy looks:
+ * fail closed.  Runs before pivot_root: "/" is the host's.
  */
 static int missing_path(const char *path, int err, const char *what, struct cell_err *e)
 {
@@ -597,21 +673,9 @@ static int missing_path(const char *path, int err, const char *what, struct cell
 			    what, path);
 }
 
-static int mask_opened(int root, const char *path, int target, struct masks *m, struct cell_err *e);
-
-/* Mounts an empty read-only tmpfs over a directory, the jail's /dev/null
- * over anything else.  A path missing here and on the host needs no
- * mask (missing_path()). */
-static int mask_path(int root, const char *path, struct masks *m, struct cell_err *e)
-{
-	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
-
-	if (target < 0)
-		return missing_path(path, errno, "mask", e);
-	return mask_opened(root, path, target, m, e);
-}
-
-static int mask_opened(int root, const char *path, int target, struct masks *m, struct cell_err *e)
+/* Masks what TARGET (opened, not followed) is: an empty read-only tmpfs
+ * over a directory, the jail's /dev/null over anything else. */
+static int mask_opened(const char *path, int target, struct masks *m, struct cell_err *e)
 {
 	static const struct fs_opt opts[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
 	struct stat st;
@@ -620,39 +684,114 @@ static int mask_opened(int root, const char *path, int target, struct masks *m, 
 		return cell_err_set(e, errno, "mask %s", path);
 	if (S_ISLNK(st.st_mode))
 		return 0; /* what it points to is masked, or is the jail's */
-	if (S_ISDIR(st.st_mode)) {
-		if (m->dir >= 0)
-			return clone_onto(m->dir, target, path, e);
-		if (mount_fresh(root, "tmpfs", path, opts,
-				MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-					MOUNT_ATTR_NOEXEC,
-				e) < 0)
+	if (!S_ISDIR(st.st_mode))
+		return clone_onto(m->null, target, path, e);
+	if (m->dir < 0) {
+		m->dir = fresh_mount("tmpfs", path, opts,
+				     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					     MOUNT_ATTR_NOEXEC,
+				     e);
+		if (m->dir < 0)
 			return -1;
-		m->dir = open_in_root(root, path, O_PATH | O_DIRECTORY);
-		return m->dir < 0 ? cell_err_set(e, errno, "mask %s", path) : 0;
 	}
-	if (m->null < 0) {
-		m->null = open_in_root(root, "/dev/null", O_PATH);
-		if (m->null < 0)
-			return cell_err_set(e, errno, "mask %s: open /dev/null", path);
-	}
-	return clone_onto(m->null, target, path, e);
+	return clone_onto(m->dir, target, path, e);
 }
 
-/* Stacks a read-only bind of PATH on itself. */
-static int readonly_path(int root, const char *path, struct cell_err *e)
+/* Masks PATH inside the jail's root (the host's own tree for the host's
+ * secrets); a path missing here and on the host needs no mask. */
+static int mask_path(int root, const char *path, struct masks *m, struct cell_err *e)
+{
+	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
+
+	if (target < 0)
+		return missing_path(path, errno, "mask", e);
+	return mask_opened(path, target, m, e);
+}
+
+/* Opens REL beneath the root of the jail's own mount MNT (its proc or
+ * sysfs, detached), never through a symlink; HOST is the same path on
+ * the host, for missing_path() and errors.  0 with *fd -1: the kernel
+ * has no such file. */
+static int open_beneath(int mnt, const char *rel, const char *host, const char *what, int *fd,
+			struct cell_err *e)
+{
+	*fd = sys_openat2(mnt, rel, O_PATH | O_NOFOLLOW,
+			  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				  RESOLVE_NO_XDEV);
+	if (*fd >= 0)
+		return 0;
+	return missing_path(host, errno, what, e);
+}
+
+/* Stacks a read-only bind of REL (beneath MNT) on itself. */
+static int readonly_beneath(int mnt, const char *rel, const char *host, struct cell_err *e)
+{
+	struct mount_attr ro = {.attr_set =
+					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	cleanup_close int target = -1;
+	cleanup_close int clone = -1;
+
+	if (open_beneath(mnt, rel, host, "make read-only", &target, e) < 0)
+		return -1;
+	if (target < 0)
+		return 0;
+	clone = open_tree(target, "",
+			  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (clone < 0 ||
+	    mount_setattr(clone, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
+	    move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+		    0)
+		return cell_err_set(e, errno, "make %s read-only", host);
+	return 0;
+}
+
+static int mask_beneath(int mnt, const char *rel, const char *host, struct masks *m,
+			struct cell_err *e)
+{
+	cleanup_close int target = -1;
+
+	if (open_beneath(mnt, rel, host, "mask", &target, e) < 0)
+		return -1;
+	return target < 0 ? 0 : mask_opened(host, target, m, e);
+}
+
+/* The protections of the mechanisms M that lie beneath TOP ("/proc",
+ * "/sys"), done to the fresh mount MNT itself, detached, before it is
+ * attached: by its descriptor, never by a path of the jail's tree. */
+static int protect_kernel_fs(int mnt, const char *top, const struct jail_mechanisms *m,
+			     struct masks *masks, struct cell_err *e)
+{
+	for (size_t i = 0; i < m->nreadonly; i++) {
+		const char *rel = beneath(m->readonly[i], top);
+
+		if (rel != NULL && readonly_beneath(mnt, rel, m->readonly[i], e) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < m->nmasked; i++) {
+		const char *rel = beneath(m->masked[i], top);
+
+		if (rel != NULL && mask_beneath(mnt, rel, m->masked[i], masks, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A read-only bind of PATH of the jail's tree on itself. */
+static int readonly_in_tree(int root, const char *path, struct cell_err *e)
 {
 	struct mount_attr ro = {.attr_set =
 					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
 	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
-	cleanup_close int mnt = -1;
+	cleanup_close int clone = -1;
 
 	if (target < 0)
 		return missing_path(path, errno, "make read-only", e);
-	mnt = open_tree(target, "",
-			OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-	if (mnt < 0 || mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
-	    move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	clone = open_tree(target, "",
+			  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (clone < 0 ||
+	    mount_setattr(clone, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
+	    move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+		    0)
 		return cell_err_set(e, errno, "make %s read-only", path);
 	return 0;
 }
@@ -728,31 +867,92 @@ static int mask_state_root(int root, const struct jail_spec *s, const char *atta
 		return cell_err_set(e, errno, "mask the state root %s", dir);
 	if (seen.st_dev != host.st_dev || seen.st_ino != host.st_ino)
 		return 0;
-	return mask_opened(root, inside, target, m, e);
+	return mask_opened(inside, target, m, e);
 }
 
-/* The policy's mounts (policy.c, "sysctl writes", "host secrets"). */
-static int setup_policy_mounts(int root, const struct jail_spec *s, const char *attach,
-			       struct cell_err *e)
+/* The mechanisms' protections in the jail's tree, outside /proc and
+ * /sys (the host's secrets in the embedded root); a bind at or above
+ * a path uncovers it. */
+static int setup_tree_protections(int root, const struct jail_spec *s, const char *attach,
+				  struct masks *m, struct cell_err *e)
 {
-	struct masks m = {-1, -1};
+	const struct jail_mechanisms *mech = &s->mech;
 	int ret = 0;
 
-	for (size_t i = 0; ret == 0 && i < sizeof(proc_readonly) / sizeof(proc_readonly[0]); i++)
-		ret = readonly_path(root, proc_readonly[i], e);
-	for (size_t i = 0; ret == 0 && i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++)
-		ret = mask_path(root, proc_masked[i], &m, e);
-	if (ret == 0 && s->rootfs == NULL) {
-		for (size_t i = 0; ret == 0 && i < sizeof(host_secrets) / sizeof(host_secrets[0]);
-		     i++)
-			if (!bind_covers(s, host_secrets[i]))
-				ret = mask_path(root, host_secrets[i], &m, e);
-		/* A bind onto one key file stacks over its mask. */
-		if (ret == 0 && !bind_covers(s, "/etc/ssh"))
-			ret = mask_ssh_host_keys(root, &m, e);
+	for (size_t i = 0; ret == 0 && i < mech->nreadonly; i++)
+		if (!in_kernel_fs(mech->readonly[i]) && !bind_covers(s, mech->readonly[i]))
+			ret = readonly_in_tree(root, mech->readonly[i], e);
+	for (size_t i = 0; ret == 0 && i < mech->nmasked; i++)
+		if (!in_kernel_fs(mech->masked[i]) && !bind_covers(s, mech->masked[i]))
+			ret = mask_path(root, mech->masked[i], m, e);
+	/* A bind onto one key file stacks over its mask. */
+	if (ret == 0 && mech->mask_ssh_host_keys && !bind_covers(s, "/etc/ssh"))
+		ret = mask_ssh_host_keys(root, m, e);
+	if (ret == 0 && mech->policy_mounts)
+		ret = mask_state_root(root, s, attach, m, e);
+	return ret;
+}
+
+/*
+ * The jail's fresh mounts, each made detached, protected while detached
+ * (with the policy's mounts: proc and sysfs), then attached on its mount
+ * point, opened once without following a symlink.  /dev comes first: its
+ * /dev/null is what masks files.
+ */
+static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *attach,
+			      const struct rootfs_ids *ids, struct cell_err *e)
+{
+	char tmp_size[TMPFS_SIZE_MAX], run_size[TMPFS_SIZE_MAX];
+	struct fresh_owner o;
+
+	fresh_owner_init(&o, ids);
+	const struct fs_opt tmp_opts[] = {
+		{"mode", "1777"},
+		{"size", tmpfs_size(s, TMPFS_TMP_DEFAULT, tmp_size, sizeof(tmp_size))},
+		{o.uid_key, o.uid},
+		{o.gid_key, o.gid},
+		{NULL, NULL}};
+	const struct fs_opt run_opts[] = {
+		{"mode", "755"},
+		{"size", tmpfs_size(s, TMPFS_RUN_DEFAULT, run_size, sizeof(run_size))},
+		{o.uid_key, o.uid},
+		{o.gid_key, o.gid},
+		{NULL, NULL}};
+	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+	cleanup_close int dev = build_dev(s, &o, e);
+	cleanup_close int proc = -1, sys = -1;
+	struct masks m = {-1, -1};
+	int ret = -1;
+
+	if (dev < 0)
+		return -1;
+	m.null = sys_openat2(dev, "null", O_PATH | O_NOFOLLOW,
+			     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+	if (m.null < 0) {
+		cell_err_set(e, errno, "open /dev/null");
+		goto out;
 	}
-	if (ret == 0)
-		ret = mask_state_root(root, s, attach, &m, e);
+	if (attach_pinned(dev, root, "/dev", "/dev", RESOLVE_IN_ROOT, e) < 0)
+		goto out;
+	/* A proc of the jail's own pid namespace: it shows only the jail. */
+	proc = fresh_mount("proc", "/proc", NULL, hard, e);
+	if (proc < 0 || protect_kernel_fs(proc, "/proc", &s->mech, &m, e) < 0 ||
+	    attach_pinned(proc, root, "/proc", "/proc", RESOLVE_IN_ROOT, e) < 0)
+		goto out;
+	/* sysfs shows the jail's network namespace; read-only. */
+	sys = fresh_mount("sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e);
+	if (sys < 0 || protect_kernel_fs(sys, "/sys", &s->mech, &m, e) < 0 ||
+	    attach_pinned(sys, root, "/sys", "/sys", RESOLVE_IN_ROOT, e) < 0)
+		goto out;
+	if (mount_fresh(root, RESOLVE_IN_ROOT, "tmpfs", "/tmp", "/tmp", tmp_opts,
+			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, e) < 0 ||
+	    mount_fresh(root, RESOLVE_IN_ROOT, "tmpfs", "/run", "/run", run_opts,
+			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, e) < 0)
+		goto out;
+	if (setup_tree_protections(root, s, attach, &m, e) < 0)
+		goto out;
+	ret = 0;
+out:
 	masks_close(&m);
 	return ret;
 }
@@ -782,8 +982,8 @@ static int detach_host_mounts(struct cell_err *e)
 	return 0;
 }
 
-int rootfs_build(const struct jail_spec *s, const char *attach, const struct rootfs_ids *ids,
-		 struct cell_err *e)
+int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,
+		 const struct rootfs_ids *ids, struct cell_err *e)
 {
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV};
 	const char *what = s->rootfs != NULL ? s->rootfs : "/";
@@ -794,9 +994,21 @@ int rootfs_build(const struct jail_spec *s, const char *attach, const struct roo
 		return cell_err_set(e, errno, "make mounts private");
 
 	/* 2. The new root: a detached recursive clone of the source. */
-	root = open_tree(AT_FDCWD, what, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	root = open_tree(AT_FDCWD, what,
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
 	if (root < 0)
 		return cell_err_set(e, errno, "bind root %s", what);
+	if (pin->set) {
+		struct stat st;
+
+		/* The directory rootfs_check() looked at, not one put in
+		 * its place since. */
+		if (fstat(root, &st) < 0)
+			return cell_err_set(e, errno, "bind root %s", what);
+		if (st.st_dev != pin->dev || st.st_ino != pin->ino)
+			return cell_err_param(e, PARAM_PATH, 0, ESTALE,
+					      "replaced while the jail started (refused)");
+	}
 	if (s->rootfs == NULL) {
 		/* The host's files, read-only and without device nodes, before
 		 * any of the jail's own (writable) mounts join the tree.  Not
@@ -807,10 +1019,10 @@ int rootfs_build(const struct jail_spec *s, const char *attach, const struct roo
 			return cell_err_set(e, errno, "make root %s read-only", what);
 	} else if (ids->userns >= 0 && idmap_tree(root, ids, 0) < 0) {
 		/* A root of the jail's own: its files are the jail's. */
-		return cell_err_set(e, errno,
-				    "--rootfs %s: idmap it (its filesystem may not support "
-				    "idmapped mounts; --userns host does without)",
-				    what);
+		cell_err_param(e, PARAM_PATH, 0, errno,
+			       "idmap it (its filesystem may not support idmapped mounts; "
+			       "userns host does without)");
+		return cell_err_ref(e, PARAM_USERNS, "userns");
 	}
 	if (move_mount(root, "", AT_FDCWD, attach, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return cell_err_set(e, errno, "attach root %s", what);
@@ -826,17 +1038,19 @@ int rootfs_build(const struct jail_spec *s, const char *attach, const struct roo
 			if (create_in_root(root, fresh_dirs[i], true, e) < 0)
 				return cell_err_prefix(e, "rootfs %s", what);
 	}
-	if (setup_fresh_mounts(root, s, ids, e) < 0)
-		return -1;
-	if (s->mech.policy_mounts && setup_policy_mounts(root, s, attach, e) < 0)
+	if (setup_fresh_mounts(root, s, attach, ids, e) < 0)
 		return -1;
 	if (setup_binds(root, s, ids, e) < 0)
 		return -1;
-	if (s->rootfs != NULL && !s->rw) {
+	if (s->rootfs != NULL) {
 		/* Only the root mount: the jail's /tmp, /run and rw binds
-		 * stay writable. */
+		 * stay writable.  Written or not, its device nodes stay
+		 * dead: the jail's devices are its /dev. */
+		if (s->rw)
+			ro.attr_set = MOUNT_ATTR_NODEV;
 		if (mount_setattr(root, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
-			return cell_err_set(e, errno, "make root %s read-only", what);
+			return cell_err_set(e, errno, "make root %s %s", what,
+					    s->rw ? "nodev" : "read-only");
 	}
 
 	return 0;
@@ -853,6 +1067,28 @@ int rootfs_pivot(const struct jail_spec *s, struct cell_err *e)
 		return cell_err_set(e, errno, "detach the old root");
 	if (chdir("/") < 0)
 		return cell_err_set(e, errno, "chdir /");
+	return 0;
+}
+
+int rootfs_verify(const struct jail_spec *s, struct cell_err *e)
+{
+	struct statvfs v;
+
+	/* What inspect calls enforced is what the jail got: checked in the
+	 * jail's own tree, after the root switch.  A path the kernel lacks
+	 * (ENOENT) was not there to protect. */
+	for (size_t i = 0; i < s->mech.nreadonly; i++) {
+		const char *path = s->mech.readonly[i];
+
+		if (statvfs(path, &v) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return cell_err_set(e, errno, "policy: check %s", path);
+		}
+		if (!(v.f_flag & ST_RDONLY))
+			return cell_err_set(e, EPERM, "policy: %s is not read-only in the jail",
+					    path);
+	}
 	return 0;
 }
 

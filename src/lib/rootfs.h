@@ -4,12 +4,25 @@
 #ifndef CELL_ROOTFS_H
 #define CELL_ROOTFS_H
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 #include "err.h"
 #include "spec.h"
 
-/* Host-side part, before anything is created: checks that --rootfs is a
- * directory and that every --bind source exists, for a clear error. */
-int rootfs_check(const struct jail_spec *s, struct cell_err *e);
+/* The --rootfs directory as rootfs_check() found it: the child's clone
+ * of it must be that very directory. */
+struct rootfs_pin {
+	bool set;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Host-side part, before anything is created: --rootfs is a directory,
+ * not a symlink, not the host's root, and no one but root (or the
+ * caller) can change it or a parent (PIN: what it is); every --bind
+ * source exists; clear errors. */
+int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_err *e);
 
 /*
  * Jail-side part, in the jail's first process, in its new mount
@@ -38,9 +51,13 @@ struct rootfs_ids {
 	gid_t gid;
 };
 
-int rootfs_build(const struct jail_spec *s, const char *attach, const struct rootfs_ids *ids,
-		 struct cell_err *e);
+int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,
+		 const struct rootfs_ids *ids, struct cell_err *e);
 int rootfs_pivot(const struct jail_spec *s, struct cell_err *e);
+
+/* After rootfs_pivot(): the policy's mounts are there, as the jail sees
+ * them (/proc/sys and /sys read-only); fails closed. */
+int rootfs_verify(const struct jail_spec *s, struct cell_err *e);
 
 /* After rootfs_pivot(): binds the pty slave at /dev/console. */
 int rootfs_bind_console(const char *slave_path, struct cell_err *e);

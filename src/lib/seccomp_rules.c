@@ -17,6 +17,7 @@
 #include "seccomp_rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/ioprio.h>
 #include <linux/personality.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef FS_IOC_SHUTDOWN
@@ -124,6 +126,28 @@ const struct seccomp_arg_denial seccomp_arg_denials[] = {
 	{NULL, 0, 0, 0},
 };
 
+/*
+ * No setuid or setgid file, whatever the jail's root may otherwise do to
+ * its files (systemd's RestrictSUIDSGID): one planted in a writable bind
+ * is run by someone on the host, as its owner; the jail's root owns it as
+ * the host's root unless it has a user namespace of its own.  The calls
+ * that set a mode: chmod and its kin, and those that make a file with
+ * one (open and openat with O_CREAT or O_TMPFILE, creat, mknod).
+ * openat2 takes its mode in memory, out of a filter's sight: it gets
+ * ENOSYS below, and C libraries fall back to openat.  Directories keep
+ * their setgid bit (mkdir): a group to inherit gives no privilege.
+ */
+const struct seccomp_setid_call seccomp_setid_calls[] = {
+	{"chmod", 0, 1, -1},	   {"fchmod", 0, 1, -1},  {"fchmodat", 0, 2, -1},
+	{"fchmodat2", 452, 2, -1}, /* 6.6: unknown to libseccomp 2.5.4 */
+	{"creat", 0, 1, -1},	   {"open", 0, 2, 1},	  {"openat", 0, 3, 2},
+	{"mknod", 0, 1, -1},	   {"mknodat", 0, 2, -1}, {NULL, 0, 0, -1},
+};
+
+#ifndef __O_TMPFILE
+#define __O_TMPFILE 020000000
+#endif
+
 /* The number of call NAME as rules take it (the build machine's, which
  * libseccomp translates for ARCH), or __NR_SCMP_ERROR when ARCH or this
  * machine has no such call. */
@@ -202,6 +226,45 @@ static int add_personality_denials(scmp_filter_ctx ctx, uint32_t arch)
 	return 0;
 }
 
+static int add_setid_denials(scmp_filter_ctx ctx, uint32_t arch)
+{
+	static const uint64_t bits[] = {S_ISUID, S_ISGID};
+	static const uint64_t makes[] = {O_CREAT, __O_TMPFILE};
+
+	for (const struct seccomp_setid_call *c = seccomp_setid_calls; c->name != NULL; c++) {
+		int nr = c->nr != 0 ? c->nr : resolve(arch, c->name);
+
+		/* By number only on the build machine's own architecture. */
+		if (nr == __NR_SCMP_ERROR ||
+		    (c->nr != 0 && arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native()))
+			continue;
+		for (size_t b = 0; b < 2; b++) {
+			struct scmp_arg_cmp cmp[2] = {
+				{c->mode_arg, SCMP_CMP_MASKED_EQ, bits[b], bits[b]}};
+
+			if (c->flags_arg < 0) {
+				if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, cmp) <
+				    0)
+					return -1;
+				continue;
+			}
+			for (size_t m = 0; m < 2; m++) {
+				cmp[1] = (struct scmp_arg_cmp){(unsigned int)c->flags_arg,
+							       SCMP_CMP_MASKED_EQ, makes[m],
+							       makes[m]};
+				if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, cmp) <
+				    0)
+					return -1;
+			}
+		}
+	}
+	/* openat2(2): its mode in memory (see seccomp_setid_calls). */
+	int nr = resolve(arch, "openat2");
+	if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0)
+		return -1;
+	return 0;
+}
+
 static int add_arg_denials(scmp_filter_ctx ctx, uint32_t arch)
 {
 	int nr;
@@ -242,6 +305,7 @@ scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname)
 		goto fail;
 	if (add_denials(ctx, arch, seccomp_denied) < 0 || add_new_denials(ctx, arch) < 0 ||
 	    add_arg_denials(ctx, arch) < 0 || add_personality_denials(ctx, arch) < 0 ||
+	    add_setid_denials(ctx, arch) < 0 ||
 	    (!allow_hostname && add_denials(ctx, arch, seccomp_hostname_calls) < 0))
 		goto fail;
 	return ctx;

@@ -32,6 +32,19 @@ struct seccomp_arg_denial {
 /* Ends with a NULL name. */
 extern const struct seccomp_arg_denial seccomp_arg_denials[];
 
+/* A call that makes a file with the mode argument MODE_ARG, denied
+ * (EPERM) when that mode has S_ISUID or S_ISGID; for an open, only when
+ * FLAGS_ARG (>= 0) asks for a file to be made (O_CREAT, O_TMPFILE).  NR:
+ * the call's number when libseccomp may not know it, else 0. */
+struct seccomp_setid_call {
+	const char *name;
+	int nr;
+	unsigned int mode_arg;
+	int flags_arg;
+};
+/* Ends with a NULL name. */
+extern const struct seccomp_setid_call seccomp_setid_calls[];
+
 /* The filter for ARCH (an SCMP_ARCH_* value; SCMP_ARCH_NATIVE for this
  * machine's), or NULL. */
 scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname);

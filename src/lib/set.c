@@ -31,24 +31,22 @@
 #include "cleanup.h"
 #include "testpoint.h"
 #include "jail.h"
+#include "param.h"
+#include "record.h"
 #include "rlimit.h"
 #include "spec.h"
 #include "store.h"
 
-/* What may change in a running jail; every other parameter is fixed at
- * its start. */
-static const char *const live_params[] = {
-	"hostname", "host.hostname", "domainname", "host.domainname", "nrtask",
-	"memory",   "swap",	     "cpus",	   "cpu_time",	      "memlock",
-	"data",	    "nofile",	     "nice",
-};
-
-static bool is_live(const char *key)
+void jail_change_init(struct jail_change *c)
 {
-	for (size_t i = 0; i < sizeof(live_params) / sizeof(live_params[0]); i++)
-		if (strcmp(key, live_params[i]) == 0)
-			return true;
-	return false;
+	c->params = 0;
+	spec_init(&c->values);
+}
+
+void jail_change_free(struct jail_change *c)
+{
+	spec_free(&c->values);
+	c->params = 0;
 }
 
 /* The pids of the jail's processes: those in its pid namespace. */
@@ -178,15 +176,6 @@ static bool limits_equal_rlimits(const struct jail_limits *a, const struct jail_
 {
 	return a->cpu_time == b->cpu_time && a->memlock == b->memlock && a->data == b->data &&
 	       a->nofile == b->nofile;
-}
-
-static void record_new(json_t *st, const struct jail_spec *s, const char *host, const char *domain)
-{
-	json_object_set_new(st, "limits", jail_limits_json(&s->limits));
-	if (host != NULL)
-		json_object_set_new(st, "hostname", json_string(host));
-	if (domain != NULL)
-		json_object_set_new(st, "domainname", json_string(domain));
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -361,10 +350,11 @@ static int update_all(pid_t pid1, uid_t owner, pid_t **pids, size_t *npids,
  * what to remove when the jail ends), made, and the jail moved in.
  */
 static int grow_cgroups(struct jail *j, const char *state_root, const char *name, struct cgroup *cg,
-			const struct jail_limits *old, const struct jail_limits *want,
+			const struct jail_spec *old_spec, const struct jail_limits *want,
 			struct cgroup_growth *g, struct cell_err *e)
 {
-	const char *cgparent = json_string_value(json_object_get(j->state, "cgroup_parent"));
+	const struct jail_limits *old = &old_spec->limits;
+	const char *cgparent = old_spec->cgroup_parent;
 	json_t *rec;
 
 	if (cgroup_grow_plan(cg, old, want, cgparent, j->pid, state_root, name, g, e) < 0)
@@ -395,7 +385,33 @@ fail:
 	return -1;
 }
 
-int jail_set(const char *state_root, const char *name, char *const *params, size_t n,
+/* WANT: the jail's spec OLD with the change C; a parameter fixed at the
+ * start must keep its value. */
+static int apply_change(const struct jail_spec *old, struct jail_spec *want,
+			const struct jail_change *c, struct cell_err *e)
+{
+	for (int id = 0; id < PARAM_COUNT; id++) {
+		const struct param *p = param_get(id);
+
+		if (!jail_change_has(c, id))
+			continue;
+		if (param_copy(p, want, &c->values, e) < 0)
+			return -1;
+		if (!p->live && !param_equal(p, old, want))
+			return cell_err_param(e, id, 0, 0, "cannot be changed in a running jail");
+	}
+	return spec_check(want, e);
+}
+
+/* The new value of a text parameter ID when it changes, else NULL. */
+static const char *changed(int id, const struct jail_spec *old, const struct jail_spec *want)
+{
+	const struct param *p = param_get(id);
+
+	return param_equal(p, old, want) ? NULL : *p->str((struct jail_spec *)want);
+}
+
+int jail_set(const char *state_root, const char *name, const struct jail_change *c,
 	     struct cell_err *e)
 {
 	struct jail_spec old, want;
@@ -405,7 +421,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 	struct jail_limits base;
 	size_t npids = 0;
 	pid_t *pids = NULL;
-	cleanup_free char *host = NULL, *domain = NULL;
+	const char *host, *domain;
 	struct cell_err ignored;
 	bool opened = false, nice_changed;
 	uid_t owner = 0;
@@ -424,62 +440,18 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 		cell_err_set(e, 0, "jail %s: is not running", name);
 		goto out;
 	}
-	if (jail_record_spec(j.state, &old, e) < 0 || jail_record_spec(j.state, &want, e) < 0 ||
-	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
-		goto out;
-	/* Every value parsed and checked before anything changes. */
-	for (size_t i = 0; i < n; i++) {
-		cleanup_free char *key = strdup(params[i]);
-		char *eq = key != NULL ? strchr(key, '=') : NULL;
-
-		if (key == NULL) {
-			cell_err_set(e, ENOMEM, "set");
-			goto out;
-		}
-		if (eq == NULL || eq == key) {
-			cell_err_set(e, 0, "%s: expected PARAM=VALUE", params[i]);
-			goto out;
-		}
-		*eq = '\0';
-		if (!is_live(key)) {
-			struct jail_spec probe;
-			int known;
-
-			spec_init(&probe);
-			known = spec_set_param(&probe, key, eq + 1, &ignored) == 0 ||
-				strstr(ignored.msg, "unknown parameter") == NULL;
-			spec_free(&probe);
-			cell_err_set(e, 0,
-				     known ? "%s: cannot be changed in a running jail"
-					   : "%s: unknown parameter",
-				     key);
-			goto out;
-		}
-		if (strcmp(key, "hostname") == 0 || strcmp(key, "host.hostname") == 0) {
-			if (!spec_valid_hostname(eq + 1)) {
-				cell_err_set(e, 0, "%s = %s: not a valid hostname", key, eq + 1);
-				goto out;
-			}
-			free(host);
-			host = strdup(eq + 1);
-		} else if (strcmp(key, "domainname") == 0 || strcmp(key, "host.domainname") == 0) {
-			if (strlen(eq + 1) > JAIL_UTS_MAX) {
-				cell_err_set(e, 0, "%s: longer than %d bytes", key, JAIL_UTS_MAX);
-				goto out;
-			}
-			free(domain);
-			domain = strdup(eq + 1);
-		} else if (spec_set_param(&want, key, eq + 1, e) < 0) {
-			cell_err_prefix(e, "jail %s", name);
-			goto out;
-		}
-	}
-	if (want.limits.swap >= 0 && want.limits.memory < 0) {
-		cell_err_set(e, 0, "swap needs memory");
+	if (record_spec(j.state, &old, e) < 0 || record_spec(j.state, &want, e) < 0 ||
+	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0) {
+		cell_err_prefix(e, "jail %s", name);
 		goto out;
 	}
+	/* Every value checked before anything changes. */
+	if (apply_change(&old, &want, c, e) < 0)
+		goto out;
+	host = changed(PARAM_HOSTNAME, &old, &want);
+	domain = changed(PARAM_DOMAINNAME, &old, &want);
 	if (want.limits.cpus_milli != old.limits.cpus_milli &&
-	    cgroup_check_cpus(want.limits.cpus_milli, true, e) < 0) {
+	    cgroup_check_cpus(want.limits.cpus_milli, e) < 0) {
 		cell_err_prefix(e, "jail %s", name);
 		goto out;
 	}
@@ -498,7 +470,7 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 			}
 	}
 	/* The steps that can be undone first. */
-	if (grow_cgroups(&j, state_root, name, &cg, &old.limits, &want.limits, &growth, e) < 0) {
+	if (grow_cgroups(&j, state_root, name, &cg, &old, &want.limits, &growth, e) < 0) {
 		cell_err_prefix(e, "nothing changed");
 		goto out;
 	}
@@ -522,7 +494,8 @@ int jail_set(const char *state_root, const char *name, char *const *params, size
 		cell_err_prefix(e, "partly applied");
 		goto out;
 	}
-	record_new(j.state, &want, host, domain);
+	if (record_put_spec(j.state, &want, e) < 0)
+		goto out;
 	if (growth.made != 0)
 		json_object_set_new(j.state, "cgroup", cgroup_to_json(&cg));
 	if (store_jail_write(&j.dir, j.state, e) < 0)

@@ -4,17 +4,33 @@
 #ifndef CELL_SET_H
 #define CELL_SET_H
 
-#include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
+#include "spec.h"
+
+/* A change: the parameters named (param.h) and their new values. */
+struct jail_change {
+	uint64_t params;	 /* 1 << enum param_id of each parameter named */
+	struct jail_spec values; /* their new values; the others unused */
+};
+
+void jail_change_init(struct jail_change *c);
+void jail_change_free(struct jail_change *c);
+static inline bool jail_change_has(const struct jail_change *c, int id)
+{
+	return (c->params >> id) & 1;
+}
 
 /*
- * Applies PARAMS ("name=value": hostname, domainname and every limit) to
- * the running jail NAME of STATE_ROOT, live, and records them.  Unknown
- * parameters, ones fixed at the start (path, net...), bad values and
- * values that cannot be applied are errors; then nothing has changed.
+ * Applies change C to the running jail NAME of STATE_ROOT, live, and
+ * records it.  A parameter that cannot change in a running jail (param.h:
+ * every one but hostname, domainname and the limits) is an error unless
+ * its value stays the same; so are values that cannot be applied, and
+ * then nothing has changed.  An error about a parameter records it
+ * (err.h).
  */
-int jail_set(const char *state_root, const char *name, char *const *params, size_t n,
+int jail_set(const char *state_root, const char *name, const struct jail_change *c,
 	     struct cell_err *e);
 
 #endif

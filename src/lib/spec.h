@@ -2,9 +2,16 @@
  * spec.h - struct jail_spec, the one description of a jail.
  *
  * Every front door (command-line flags, a jail file, an OCI config.json)
- * is a parser that fills a jail_spec; the engine reads nothing else.  The
+ * is a parser that fills a jail_spec; the engine reads nothing else.  It
+ * has three parts: the jail's parameters as the jail CLI and jail files
+ * spell them; the mechanisms that hold the jail (struct jail_mechanisms,
+ * which policy_defaults() fills from those parameters and the engine
+ * applies); and its first process (struct jail_process, shared with
+ * `cell exec`).  How one launch goes (detached, its outputs, holds) is
+ * no part of it: struct launch_opts (launch.h).  The
  * spec is plain data: strings are heap copies owned by the spec and freed
- * by spec_free().
+ * by spec_free().  Its parameters are set by name through the table of
+ * param.h, the one place that knows where each lives in this struct.
  */
 #ifndef CELL_SPEC_H
 #define CELL_SPEC_H
@@ -58,6 +65,7 @@ struct jail_bind {
 	char *src; /* host path */
 	char *dst; /* absolute path inside the jail */
 	bool ro;
+	bool dev; /* device nodes work through it (":dev"); else nodev */
 };
 
 /* One rule of the jail's devices cgroup (v1 devices.allow/deny, v2 an
@@ -88,7 +96,7 @@ struct jail_caps {
  * The mechanisms that hold a jail: what the engine applies, and all it
  * reads of the policy.  The jail CLI and jail files get them from
  * policy_defaults() (policy.c), which turns the parameters policy,
- * allow.* and net into these; an OCI config.json will say them itself.
+ * allow.*, net and userns into these; an OCI config.json will say them itself.
  */
 struct jail_mechanisms {
 	unsigned long ns_new; /* CLONE_NEW* of the namespaces made new (the rest: the host's) */
@@ -98,19 +106,57 @@ struct jail_mechanisms {
 	 * a range of host ids of the jail's own (idrange.h), its --rootfs
 	 * and binds are idmapped mounts; else every id maps to itself (the
 	 * --userns host jail with --allow set_hostname).  userns_owns: the
-	 * namespaces made with it, and so owned by it (CLONE_NEWUTS,
-	 * CLONE_NEWNET, for sethostname(2)); the others are the host user
-	 * namespace's. */
+	 * namespaces made with it, and so owned by it (CLONE_NEWNET for the
+	 * network capabilities the policy keeps, CLONE_NEWUTS for
+	 * sethostname(2)); the others are the host user namespace's. */
 	bool own_userns;
 	bool userns_range;
 	unsigned long userns_owns;
-	bool has_caps;	       /* false: the capabilities are left as they are */
-	struct jail_caps caps; /* of the first process and of exec's */
-	bool no_new_privs;
 	unsigned int landlock; /* LANDLOCK_SCOPE_* of the first process */
 	enum jail_seccomp seccomp;
-	bool pin_priority;  /* RLIMIT_RTPRIO 0, RLIMIT_NICE at the start value */
-	bool policy_mounts; /* /proc and /sys protections, host secrets masked */
+	bool pin_priority; /* RLIMIT_RTPRIO 0, RLIMIT_NICE at the start value */
+	/*
+	 * Paths of the jail's tree made read-only (a read-only bind of
+	 * themselves) or masked (an empty read-only tmpfs over a directory,
+	 * the jail's /dev/null over anything else).  Those in /proc and /sys
+	 * are done to the jail's fresh proc and sysfs, through their
+	 * descriptors, before they are attached; a --bind at or above one of
+	 * the others uncovers it.  A path missing in the jail but present on
+	 * the host fails the start.  policy_defaults() points them at tables
+	 * of policy.c; a front door with lists of its own keeps them alive
+	 * as long as the spec.
+	 */
+	const char *const *readonly;
+	size_t nreadonly;
+	const char *const *masked;
+	size_t nmasked;
+	bool mask_ssh_host_keys; /* and /etc/ssh/ssh_host_*_key (the embedded root) */
+	bool policy_mounts;	 /* cell's state root masked where the tree shows it */
+};
+
+/*
+ * One process in a jail: the jail's first (`run`), one `cell exec` adds,
+ * and later an OCI `process`.  How it is started (detached, its stdio, a
+ * console socket, a pid file) is no part of it: those are the options of
+ * one launch (launch.h).
+ */
+struct jail_process {
+	char **argv; /* NULL-terminated; argv[0] is the command */
+	char **env;  /* NULL-terminated, "KEY=VALUE" */
+	size_t nenv;
+	char *cwd; /* NULL: "/" (the workdir parameter) */
+
+	bool has_user;
+	uid_t uid;
+	bool has_gid; /* false: primary group from the jail's /etc/passwd */
+	gid_t gid;
+
+	bool terminal; /* a new pty of the jail's own */
+	/* The five capability sets and no_new_privs: policy_defaults() fills
+	 * them from the policy's parameters. */
+	bool has_caps; /* false: the capabilities are left as they are */
+	struct jail_caps caps;
+	bool no_new_privs;
 };
 
 struct jail_spec {
@@ -118,15 +164,7 @@ struct jail_spec {
 	char *hostname;	  /* NULL: the name given with --name, else "cell" */
 	char *domainname; /* NULL: leave the copy of the host's */
 
-	char **argv; /* NULL-terminated; argv[0] is the command */
-	char **env;  /* NULL-terminated, "KEY=VALUE" */
-	size_t nenv;
-	char *workdir; /* NULL: "/" */
-
-	bool has_user;
-	uid_t uid;
-	bool has_gid; /* false: primary group from the jail's /etc/passwd */
-	gid_t gid;
+	struct jail_process proc; /* its first process */
 
 	char *rootfs; /* NULL: the embedded root (host's / read-only) */
 	bool rw;      /* root writable (only with rootfs) */
@@ -141,12 +179,6 @@ struct jail_spec {
 	unsigned int allow; /* enum jail_allow bits */
 	struct jail_limits limits;
 	char *cgroup_parent; /* NULL: beneath cell's own cgroup */
-	bool tty;	     /* give the jail a new pty (the caller's stdin is a tty) */
-
-	bool detach;	  /* cell returns once the command runs (run -d) */
-	bool autoremove;  /* a detached jail's state goes when it ends (--rm) */
-	bool keep_stdout; /* detached: stdout is the caller's, not the log */
-	bool keep_stderr;
 
 	/* The devices cgroup's rules; none: no devices cgroup. */
 	struct jail_device_rule *devices;
@@ -158,18 +190,12 @@ struct jail_spec {
 void spec_init(struct jail_spec *s);
 void spec_free(struct jail_spec *s);
 
-/* "SRC:DST[:ro|:rw]" -> *b (fields heap-allocated). */
-int spec_parse_bind(const char *arg, struct jail_bind *b, struct cell_err *e);
-int spec_add_bind(struct jail_spec *s, const char *arg, struct cell_err *e);
-
 /* Appends a copy of *R to the device rules, checking its fields. */
 int spec_add_device_rule(struct jail_spec *s, const struct jail_device_rule *r, struct cell_err *e);
 
-/* "UID[:GID]", both numeric. */
-int spec_parse_user(struct jail_spec *s, const char *arg, struct cell_err *e);
-
 /* Sets KEY=VALUE, replacing an earlier KEY.  "KEY" alone copies the
- * caller's value of KEY (as docker run -e KEY), or is ignored when unset. */
+ * caller's value of KEY (as docker run -e KEY), or is ignored when unset.
+ * Errors say what is wrong with the value only (param.h). */
 int spec_env_set(struct jail_spec *s, const char *kv, struct cell_err *e);
 /* Starts the environment from a NULL-terminated array (e.g. environ). */
 int spec_env_import(struct jail_spec *s, char *const *envp, struct cell_err *e);
@@ -181,8 +207,12 @@ int spec_set_argv(struct jail_spec *s, int argc, char *const *argv, struct cell_
 bool spec_valid_name(const char *name);
 bool spec_valid_hostname(const char *host);
 
-/* Checks the whole spec, fills the defaults that depend on other fields. */
+/* Checks the whole spec, fills the defaults that depend on other fields.
+ * An error about a parameter records it (err.h): "needs memory" is
+ * about swap, and names memory. */
 int spec_validate(struct jail_spec *s, struct cell_err *e);
+/* The checks alone, of a spec already complete (a running jail's). */
+int spec_check(const struct jail_spec *s, struct cell_err *e);
 
 /* Parses a decimal id in [0, 2^32-2]. */
 int spec_parse_id(const char *str, unsigned int *out);
@@ -194,31 +224,7 @@ int spec_parse_cpus(const char *str, long long *out);
 /* A non-negative decimal integer. */
 int spec_parse_count(const char *str, long long *out);
 
-/* "private" or "host" into s->userns; an error names SUBJECT ("--userns",
- * "userns ="). */
-int spec_parse_userns(struct jail_spec *s, const char *subject, const char *value,
-		      struct cell_err *e);
-
-/* --allow NAME: sets the bit, or fails listing the known names. */
-int spec_allow(struct jail_spec *s, const char *name, struct cell_err *e);
-/* Name of one enum jail_allow bit. */
+/* Name of one enum jail_allow bit, NULL past the last. */
 const char *spec_allow_name(unsigned int bit);
-/* Sets a limit by its parameter name (nrtask, memory, swap, cpus, cpu_time,
- * memlock, data, nofile, nice) from its text value; an error names it as
- * its flag ("--cpu-time 0"), spec_set_param()'s as the parameter. */
-int spec_set_limit(struct jail_spec *s, const char *name, const char *value, struct cell_err *e);
-
-/*
- * Sets one jail parameter by its name, as a jail file and `cell set`
- * spell it (docs/cell.conf.5): name, host.hostname (hostname),
- * host.domainname (domainname), path (rootfs), rw, bind, env, workdir,
- * user, net, userns, init, policy, allow.RULE, the limits (nrtask, memory, swap,
- * cpus, cpu_time, memlock, data, nofile, nice) and cgroup_parent.  VALUE
- * NULL is a boolean parameter given bare ("init;"): true.  List
- * parameters (bind, env) add one element per call.
- */
-int spec_set_param(struct jail_spec *s, const char *key, const char *value, struct cell_err *e);
-/* True when KEY names a list parameter (bind, env): += is allowed. */
-bool spec_param_is_list(const char *key);
 
 #endif

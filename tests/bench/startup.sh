@@ -9,7 +9,8 @@
 #   tests/bench/startup.sh [CELL]     (as root; `make bench` runs it)
 #
 # CELL is the binary to measure: the argument, else $CELL, else
-# build/cell.  RUNS (200) and WARMUP (20) tune hyperfine.  Needs no
+# build/cell.  OLD, when set, is another cell binary (an earlier build)
+# measured in the same run, for "no slower than before".  RUNS (200) and WARMUP (20) tune hyperfine.  Needs no
 # network.  Everything it makes (temp dirs, runc/crun state, their
 # cgroups) is removed on exit, even on failure.  Host cgroup mounts are
 # never touched: a runtime that refuses the host's layout is reported
@@ -129,6 +130,11 @@ add "true" "/bin/true"
 add "floor_ns" "$tmp/floor_ns $root /bin/true"
 add "cell" "$CELL --root $state run -- /bin/true"
 add "cell --rootfs" "$CELL --root $state run --rootfs $root -- /bin/true"
+if [ -n "${OLD:-}" ]; then
+	[ -x "$OLD" ] || die "OLD=$OLD: no such executable"
+	add "cell (old)" "$OLD --root $state run -- /bin/true"
+	add "cell --rootfs (old)" "$OLD --root $state run --rootfs $root -- /bin/true"
+fi
 add "sh wrapper" "$tmp/sh-wrapper"
 add "crun" "$tmp/crun-run"
 add "runc" "$tmp/runc-run"

@@ -50,14 +50,14 @@ in_pidns() {
 }
 
 @test "a --rootfs jail cannot open a host device bound in: EPERM from its devices cgroup" {
-	run jail_sh --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc" \
+	run jail_sh --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc:dev" \
 		'(: </tmp/lc); echo "status $?"'
 	[ "$status" -eq 0 ]
 	[ "$output" = "sh: can't open /tmp/lc: Operation not permitted
 status 1" ]
 	# Without the policy there is no devices cgroup, and the jail's
 	# root opens it: the EPERM above is the cgroup's.
-	run jail_sh --no-policy --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc" \
+	run jail_sh --no-policy --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc:dev" \
 		'(: </tmp/lc); echo "status $?"'
 	[ "$status" -eq 0 ]
 	[ "$output" = "status 0" ]
@@ -66,7 +66,7 @@ status 1" ]
 @test "a --bind on the embedded root gets the devices cgroup too" {
 	# (The embedded root is nodev, binds in it too: the open fails
 	# with EACCES before the cgroup is asked.)
-	cell run -d --name dev --bind "$DEV_NODE:/tmp/lc" -- sleep 100 >/dev/null
+	cell run -d --name dev --bind "$DEV_NODE:/tmp/lc:dev" -- sleep 100 >/dev/null
 	if v1_host; then
 		[ -d "$(recorded dev devices)" ]
 		[ "$(wc -l <"$(recorded dev devices)/devices.list")" -eq 8 ]
@@ -76,7 +76,7 @@ status 1" ]
 }
 
 @test "a process cell exec adds to a --rootfs jail is held by its devices cgroup" {
-	cell run -d --name dev --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc" -- sleep 100 \
+	cell run -d --name dev --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc:dev" -- sleep 100 \
 		>/dev/null
 	run cell exec -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" dev sh -c \
 		"$JAIL_GUARD_SH"$'\n''(: </tmp/lc); echo "status $?"; cat /dev/null && echo null'
@@ -235,7 +235,7 @@ pids" ]
 }
 
 @test "set of a limit on a --rootfs jail keeps its devices cgroup" {
-	cell run -d --name grow --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc" -- sleep 100 \
+	cell run -d --name grow --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc:dev" -- sleep 100 \
 		>/dev/null
 	cell set grow nrtask=30
 	[ "$(cat "$(jq -r '.cgroup.pids // .cgroup.path' "$STATE/grow/state.json")/pids.max")" = 30 ]

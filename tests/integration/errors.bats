@@ -57,9 +57,9 @@ cell_error() {
 }
 
 @test "a --bind that is not SRC:DST is a one-line error naming it" {
-	cell_error "--bind $WORK: expected SRC:DST[:ro]" run --bind "$WORK" -- true
-	cell_error "--bind $WORK:: expected SRC:DST[:ro]" run --bind "$WORK:" -- true
-	cell_error "--bind :/x: expected SRC:DST[:ro]" run --bind :/x -- true
+	cell_error "--bind $WORK: expected SRC:DST[:ro|:rw][:dev]" run --bind "$WORK" -- true
+	cell_error "--bind $WORK:: expected SRC:DST[:ro|:rw][:dev]" run --bind "$WORK:" -- true
+	cell_error "--bind :/x: expected SRC:DST[:ro|:rw][:dev]" run --bind :/x -- true
 }
 
 @test "a --bind with a relative destination is a one-line error naming it" {
@@ -67,12 +67,12 @@ cell_error() {
 		run --bind "$WORK:srv" -- true
 }
 
-@test "a --bind with an unknown mode is a one-line error naming it" {
-	cell_error "--bind $WORK:/srv:rx: unknown mode \"rx\"" run --bind "$WORK:/srv:rx" -- true
+@test "a --bind with an unknown option is a one-line error naming it" {
+	cell_error "--bind $WORK:/srv:rx: unknown option \"rx\" (ro, rw or dev)" run --bind "$WORK:/srv:rx" -- true
 }
 
 @test "a --bind whose source does not exist is a one-line error naming it" {
-	cell_error "--bind $WORK/nope: No such file or directory" \
+	cell_error "--bind $WORK/nope:/srv: $WORK/nope: No such file or directory" \
 		run --bind "$WORK/nope:/srv" -- true
 }
 
@@ -139,7 +139,17 @@ cell_error() {
 }
 
 @test "--rw without --rootfs is a one-line error naming it" {
-	cell_error "--rw needs --rootfs" run --rw -- true
+	cell_error "--rw: needs --rootfs" run --rw -- true
+}
+
+@test "--swap without --memory is a one-line error naming both" {
+	cell_error "--swap 1G: needs --memory" run --swap 1G -- true
+}
+
+@test "a limit below its floor is a one-line error naming the flag and the value" {
+	cell_error "cell: run: --memory 1k: at least 1M" run --memory 1k -- true
+	cell_error "cell: run: --cpu-time 0: expected seconds >= 1" run --cpu-time 0 -- true
+	cell_error "cell: run: --allow bogus: unknown rule" run --allow bogus -- true
 }
 
 @test "a relative --workdir is a one-line error naming it" {

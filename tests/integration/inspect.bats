@@ -23,12 +23,15 @@ field() {
 	[ "$(field name)" = insp ]
 	[ "$(field state)" = running ]
 	[ "$(field hostname)" = box ]
-	[ "$(field limits.nrtask)" = 20 ]
-	[ "$(field limits.memory)" = $((32 << 20)) ]
-	[ "$(field limits.cpu_time)" = 30 ]
-	[ "$(field limits.nice)" = 3 ]
+	# Spelled as cell ls and cell set spell them.
+	[ "$(field nrtask)" = 20 ]
+	[ "$(field memory)" = 32M ]
+	[ "$(field cpu_time)" = 30 ]
+	[ "$(field nice)" = 3 ]
+	[ "$(field policy)" = true ]
+	[[ "$(field created)" == 20*T*Z ]]
 	# Unset limits are listed, empty.
-	[ "$(field limits.nofile)" = "" ]
+	[ "$(field nofile)" = "" ]
 	# sh and its sleep.
 	[ "$(field usage.tasks)" = 2 ]
 	[ "$(field usage.memory)" -gt 0 ]
@@ -97,10 +100,10 @@ time.sleep(60)' >/dev/null
 	[ "$(field idmap.uid_map)" = "$(awk '{ print $1, $2, $3 }' "/proc/$pid/uid_map")" ]
 	[ "$(field idmap.gid_map)" = "$(awk '{ print $1, $2, $3 }' "/proc/$pid/gid_map")" ]
 	[[ "$(field idmap.uid_map)" == "0 "*" 65536" ]]
-	[[ "$(field policy.host_root)" == "enforced: a user namespace of the jail's own"* ]]
+	[[ "$(field rules.host_root)" == "enforced: a user namespace of the jail's own"* ]]
 	start_jail sethost --allow set_hostname
 	run cell inspect sethost
-	[[ "$(field policy.set_hostname)" == "allowed: CAP_SYS_ADMIN in a user namespace of the jail's own"* ]]
+	[[ "$(field rules.set_hostname)" == "allowed: CAP_SYS_ADMIN in a user namespace of the jail's own"* ]]
 }
 
 @test "inspect with --net host shows the host's network namespace" {
@@ -114,9 +117,9 @@ time.sleep(60)' >/dev/null
 	start_jail pol --allow chown
 	run cell inspect pol
 	[ "$status" -eq 0 ]
-	[[ "$(field policy.mount)" == "enforced: seccomp"* ]]
-	[[ "$(field policy.signal)" == *"Landlock signal scope"* ]]
-	[ "$(field policy.chown)" = allowed ]
+	[[ "$(field rules.mount)" == "enforced: seccomp"* ]]
+	[[ "$(field rules.signal)" == *"Landlock signal scope"* ]]
+	[ "$(field rules.chown)" = allowed ]
 	[ "$(field allow)" = chown ]
 	[ "$(field process.no_new_privs)" = true ]
 	[ "$(field process.seccomp)" = filter ]
@@ -134,11 +137,11 @@ time.sleep(60)' >/dev/null
 }
 
 @test "inspect --json prints the same fields as JSON" {
-	start_jail js --nrtask 9
+	start_jail js --nrtask 9 --memory 32M
 	run cell inspect --json js
 	[ "$status" -eq 0 ]
-	run python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["name"], j["limits"]["nrtask"], j["usage"]["tasks"], j["policy"]["sysvipc"].split(":")[0])' <<<"$output"
-	[ "$output" = "js 9 2 enforced" ]
+	run python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["name"], j["nrtask"], j["memory"], j["usage"]["tasks"], j["rules"]["sysvipc"].split(":")[0])' <<<"$output"
+	[ "$output" = "js 9 33554432 2 enforced" ]
 }
 
 @test "inspect --pid finds the jail of a process inside it" {
@@ -192,13 +195,14 @@ time.sleep(60)' >/dev/null
 	cell_bg "$WORK/rf.out" --name rf --rootfs "$WORK/root" -- sleep 30
 	wait_running "rf"
 	run cell inspect rf
-	[ "$(field policy.host_secrets)" = "not applicable: --rootfs holds no host files" ]
-	[ "$(field rootfs)" = "$WORK/root" ]
+	[ "$(field rules.host_secrets)" = "not applicable: the jail's own root (path) holds no host files" ]
+	[ "$(field path)" = "$WORK/root" ]
 }
 
 @test "inspect shows every rule off for a --no-policy jail" {
 	start_jail free --no-policy
 	run cell inspect free
-	[ "$(field policy.mount)" = off ]
+	[ "$(field rules.mount)" = off ]
+	[ "$(field policy)" = false ]
 	[ "$(field process.seccomp)" = disabled ]
 }

@@ -309,7 +309,9 @@ wait_removed() {
 	[ "${row[3]}" = "$(jfield alpha pid)" ]
 	[ "${row[4]}" = box ]
 	[ "${row[5]}" = - ]
-	[ "${row[6]}" = "$(date -u -d "@$(jfield alpha created)" +%Y-%m-%dT%H:%M:%SZ)" ]
+	# ISO 8601 UTC, as --json has it.
+	[[ "${row[6]}" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
+	[ "${row[6]}" = "$(jfield alpha created)" ]
 	read -ra row <<<"${lines[2]}"
 	[ "${row[0]}" = zeta ]
 	[ "${row[4]}" = zeta ]
@@ -373,7 +375,7 @@ wait_removed() {
 	[ "$output" = $'a\nb\nc' ]
 }
 
-@test "ls -n prints name=value pairs, unset ones left out and spaces quoted" {
+@test "ls -n prints name=value pairs, unset ones left out and a command as a list" {
 	cell run -d --name web --nrtask 50 --memory 64M -- sh -c 'sleep 30; :' >/dev/null
 	pid=$(jfield web pid)
 	run cell ls -n
@@ -382,7 +384,7 @@ wait_removed() {
 	[[ "$output" == "name=web jid=1 state=running pid=$pid hostname=web "* ]]
 	[[ " $output " == *" nrtask=50 "* ]]
 	[[ " $output " == *" memory=64M "* ]]
-	[[ " $output " == *" command='sh -c sleep 30; :' "* ]]
+	[[ " $output " == *" command='sh, -c, \"sleep 30; :\"' "* ]]
 	[[ " $output " != *" exit="* ]]
 	[[ " $output " != *" swap="* ]]
 	[[ " $output " != *" domainname="* ]]
@@ -396,7 +398,32 @@ wait_removed() {
 	eval "local $output"
 	[ "$name" = quote ]
 	[ "$state" = running ]
-	[ "$command" = "sh -c echo \"it's\"; sleep 30" ]
+	[ "$command" = 'sh, -c, "echo \"it'"'"'s\"; sleep 30"' ]
+}
+
+@test "ls -n values feed back: a jail file started from them lists the same" {
+	cell run -d --name orig --nrtask 50 --memory 64M --cpus 0.5 --bind "$WORK:/srv:ro" \
+		--allow chown -- sh -c 'sleep 100; exit 3' >/dev/null
+	run cell ls -n -o bind,allow,nrtask,memory,cpus,command
+	[ "$status" -eq 0 ]
+	first=$output
+	eval "local $output"
+	# Each value is a jail file's value as it is.
+	cat >"$WORK/cell.conf" <<-EOF
+		copy {
+		    bind = $bind; allow = $allow; nrtask = $nrtask; memory = $memory;
+		    cpus = $cpus; command = $command;
+		}
+	EOF
+	cell up -f "$WORK/cell.conf" >/dev/null
+	run cell ls -n -o bind,allow,nrtask,memory,cpus,command
+	[ "${lines[0]}" = "$first" ]
+	[ "${lines[1]}" = "$first" ]
+	# And cell set takes each as it is: the same values change nothing.
+	run cell set copy "bind=$bind" "allow=$allow" "nrtask=$nrtask" "memory=$memory" \
+		"cpus=$cpus" "command=$command"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }
 
 @test "ls keeps a jail on one line even when its command holds a newline" {
@@ -404,7 +431,7 @@ wait_removed() {
 	run cell ls -n
 	[ "${#lines[@]}" -eq 1 ]
 	eval "local $output"
-	[ "$command" = $'sh -c sleep 100\nname=forged' ]
+	[ "$command" = 'sh, -c, "sleep 100\nname=forged"' ]
 	[ "$name" = nl ]
 	run cell ls -o name,command
 	[ "${#lines[@]}" -eq 2 ]
@@ -419,12 +446,13 @@ wait_removed() {
 	run cell ls --json
 	[ "$status" -eq 0 ]
 	[ "$(jq -r 'length' <<<"$output")" = 1 ]
-	keys='["cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","state","swap","user","userns"]'
+	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","policy","rw","state","swap","user","userns","workdir"]'
 	[ "$(jq -c '.[0] | keys' <<<"$output")" = "$keys" ]
 	run jq -c '.[0] | [.name, .jid, .state, .hostname, .nrtask, .memory, .swap, .exit, .command, .init, .net]' <<<"$output"
 	[ "$output" = '["web",1,"running","web",50,67108864,null,null,["sleep","30"],false,"none"]' ]
 	[ "$(cell ls --json | jq '.[0].pid')" = "$(jfield web pid)" ]
-	[ "$(cell ls --json | jq '.[0].created | type')" = '"number"' ]
+	[ "$(cell ls --json | jq -r '.[0].created')" = "$(cell ls -n -o created | cut -d= -f2)" ]
+	[[ "$(cell ls --json | jq -r '.[0].created')" == 20*T*Z ]]
 	run cell ls -a --json
 	run jq -c '[.[] | [.name, .state, .pid, .exit, .init]]' <<<"$output"
 	[ "$output" = '[["done","stopped",null,0,true],["web","running",'"$(jfield web pid)"',null,false]]' ]

@@ -199,7 +199,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 @test "limits that cannot be right are one-line errors with exit 125" {
 	run cell run --swap 1M -- true
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: run: --swap needs --memory" ]
+	[ "$output" = "cell: run: --swap 1M: needs --memory" ]
 	run cell run --nrtask 0 -- true
 	[ "$status" -eq 125 ]
 	[[ "$output" == "cell: run: --nrtask 0: "* ]]

@@ -886,7 +886,7 @@ fork_sleeper() {
 	dir=$(record .cgroup.pids)
 	[ -d "$dir" ]
 	[ -z "$(cat "$dir/cgroup.procs")" ]
-	[ "$(record .limits.nrtask)" = null ]
+	[ "$(record .nrtask)" = null ]
 	run cell set "$JAIL" nrtask=30
 	[ "$status" -eq 0 ]
 	[ "$(cat "$dir/pids.max")" = 30 ]

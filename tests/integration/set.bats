@@ -110,7 +110,7 @@ dom.example" ]
 	start web --nrtask 20
 	run cell set web nrtask=30 memroy=1G
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: set: memroy: unknown parameter" ]
+	[ "$output" = "cell: set: memroy=1G: unknown parameter" ]
 	[ "$(cg_file pids pids.max)" = 20 ]
 }
 
@@ -119,8 +119,11 @@ dom.example" ]
 	for p in path=/srv net=host init=true allow.chown=true user=1000 bind=/a:/b; do
 		run cell set web "$p"
 		[ "$status" -eq 125 ]
-		[ "$output" = "cell: set: ${p%%=*}: cannot be changed in a running jail" ]
+		[ "$output" = "cell: set: $p: cannot be changed in a running jail" ]
 	done
+	# Its own value is no change: what ls -n prints feeds back.
+	run cell set web net=none init=false policy=true
+	[ "$status" -eq 0 ]
 }
 
 @test "a bad value is an error that changes nothing, however many are good" {
@@ -128,12 +131,12 @@ dom.example" ]
 	start web --nrtask 20 --hostname keep
 	run cell set web hostname=changed nrtask=0
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: set: jail web: nrtask = 0: expected a number of tasks >= 1" ]
+	[ "$output" = "cell: set: nrtask=0: expected a number of tasks >= 1" ]
 	[ "$(cell exec web hostname)" = keep ]
 	[ "$(cg_file pids pids.max)" = 20 ]
 	run cell set web hostname=-bad- nrtask=30
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: set: hostname = -bad-: not a valid hostname" ]
+	[ "$output" = "cell: set: hostname=-bad-: invalid hostname" ]
 	[ "$(cg_file pids pids.max)" = 20 ]
 }
 
@@ -202,7 +205,7 @@ jail_procs() {
 	[ "$status" -eq 125 ]
 	[ "$output" = "cell: set: nothing changed: set the hostname (test failure): Input/output error" ]
 	[ "$(grep memory "/proc/$PID1/cgroup")" = "$before" ]
-	[ "$(jq -r '.cgroup, .limits.memory' "$STATE/web/state.json")" = "null
+	[ "$(jq -r '.cgroup, .memory' "$STATE/web/state.json")" = "null
 null" ]
 	[ -z "$(find /sys/fs/cgroup/memory -type d -name "$(cell_cgroup_leaf web)" 2>/dev/null)" ]
 	[ "$(cell exec web hostname)" = keep ]
@@ -214,9 +217,9 @@ null" ]
 	cp "$WORK/st" "$STATE/web/state.json"
 	run cell set web hostname=changed memory=64M
 	[ "$status" -eq 125 ]
-	[[ "$output" == "cell: set: nothing changed: --cgroup-parent /cell-no-such-parent: "*": No such file or directory" ]]
+	[[ "$output" == "cell: set: nothing changed: cgroup_parent: "*"/cell-no-such-parent: No such file or directory" ]]
 	[ "$(cell exec web hostname)" = keep ]
-	[ "$(jq -r .limits.memory "$STATE/web/state.json")" = null ]
+	[ "$(jq -r .memory "$STATE/web/state.json")" = null ]
 }
 
 @test "a limit that cannot be applied changes nothing: a hard limit cannot be raised" {
@@ -229,7 +232,7 @@ null" ]
 	start web --nofile 100 --nrtask 20
 	run cell set web nrtask=30 nofile=1000
 	[ "$status" -eq 125 ]
-	[[ "$output" == "cell: set: nothing changed: nofile = 1000: above the hard limit 100 of pid $PID1"* ]]
+	[[ "$output" == "cell: set: nothing changed: nofile=1000: above the hard limit 100 of pid $PID1"* ]]
 	[ "$(cg_file pids pids.max)" = 20 ]
 	[ "$(limit "$PID1" "open files")" = 100 ]
 }
@@ -240,9 +243,9 @@ null" ]
 	start web --hostname keep --cpus 0.5
 	run cell set web hostname=changed cpus=$((n + 1))
 	[ "$status" -eq 125 ]
-	[[ "$output" == "cell: set: jail web: cpus = $((n + 1)): more than the $n CPU"*" cell may run on" ]]
+	[[ "$output" == "cell: set: jail web: cpus=$((n + 1)): more than the $n CPU"*" cell may run on" ]]
 	[ "$(cell exec web hostname)" = keep ]
-	[ "$(jq -r .limits.cpus "$STATE/web/state.json")" = 0.5 ]
+	[ "$(jq -r .cpus "$STATE/web/state.json")" = 0.5 ]
 }
 
 @test "set of a stopped or unknown jail is a one-line error" {

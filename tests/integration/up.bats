@@ -83,6 +83,51 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ -z "$(cell ls -aq)" ]
 }
 
+@test "a bad value names its declaration, and the jail a global was for" {
+	printf 'memory = 1k;\nweb { exec.start = "true"; }\n' >"$CONF"
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF:1:1: memory = 1k: at least 1M (for jail \"web\")" ]
+	[ -z "$(cell ls -aq)" ]
+}
+
+@test "an error found at validation names the declaration's file:line:column" {
+	printf 'web {\n  exec.start = "true";\n  rw;\n}\n' >"$CONF"
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF:3:3: rw: needs path: the embedded root is the host's own files and stays read-only (for jail \"web\")" ]
+	[ -z "$(cell ls -aq)" ]
+	printf 'swap = 1G;\nweb { exec.start = "true"; }\n' >"$CONF"
+	run cell up -f "$CONF"
+	[ "$output" = "cell: up: $CONF:1:1: swap = 1G: needs memory (for jail \"web\")" ]
+}
+
+@test "an error found at the start names the declaration, and the jail a global was for" {
+	printf 'path = "%s/nope";\nweb { exec.start = "true"; }\n' "$WORK" >"$CONF"
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF:1:1: path = $WORK/nope: No such file or directory (for jail \"web\")" ]
+	[ -z "$(cell ls -aq)" ]
+	# A list's element: its own declaration.
+	printf 'web {\n  exec.start = "true";\n  bind = "%s:/a";\n  bind += "%s/nope:/b";\n}\n' \
+		"$WORK" "$WORK" >"$CONF"
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF:4:3: bind = $WORK/nope:/b: $WORK/nope: No such file or directory (for jail \"web\")" ]
+	[ -z "$(cell ls -aq)" ]
+}
+
+@test "a jail's command may be a list, as ls -n prints it" {
+	printf 'web { bind = "%s:/srv"; command = sh, -c, "echo \\"a, b\\" > /srv/out; exec sleep 100"; }\n' \
+		"$WORK" >"$CONF"
+	run cell up -f "$CONF"
+	[ "$status" -eq 0 ]
+	wait_for "$WORK/out"
+	[ "$(cat "$WORK/out")" = "a, b" ]
+	run cell ls -n -o command
+	[ "$output" = "command='sh, -c, \"echo \\\"a, b\\\" > /srv/out; exec sleep 100\"'" ]
+}
+
 @test "a syntax error is one line with its position, and nothing starts" {
 	printf 'web {\n  exec.start = "sleep 1"\n}\n' >"$CONF"
 	run cell up -f "$CONF"
@@ -116,6 +161,37 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ -z "$(ls -A "$STATE")" ]
 	run sh -c "find /sys/fs/cgroup/*/ -maxdepth 6 -name '$(cell_cgroup_leaf web)' -o -maxdepth 6 -name '$(cell_cgroup_leaf db)' 2>/dev/null"
 	[ -z "$output" ]
+}
+
+@test "cell down kills an exec.stop that outlives exec.timeout, and stops the jail all the same" {
+	cat >"$CONF" <<-EOF
+		hang {
+		    exec.start = "exec sleep 100";
+		    exec.stop = "trap '' TERM INT HUP; touch /tmp/stopping; sleep 1000";
+		    exec.timeout = 1;
+		}
+	EOF
+	cell up -f "$CONF" >/dev/null
+	SECONDS=0
+	run --separate-stderr timeout -s KILL 30 "$CELL" --root "$STATE" down -f "$CONF" -t 1
+	[ "$status" -eq 0 ]
+	[ "$SECONDS" -lt 15 ]
+	[ "$stderr" = "cell: down: jail hang: exec.stop: killed after 1 s (exec.timeout)" ]
+	[ -z "$(cell ls -aq)" ]
+	[ -z "$(ls -A "$STATE")" ]
+}
+
+@test "exec.timeout that is not a number of seconds is an error at its line" {
+	cat >"$CONF" <<-EOF
+		web {
+		    exec.start = "exec sleep 100";
+		    exec.timeout = soon;
+		}
+	EOF
+	run cell up -f "$CONF"
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: up: $CONF:3:5: exec.timeout = soon: expected seconds, 0 to 86400 (0: no limit)" ]
+	[ -z "$(cell ls -aq)" ]
 }
 
 @test "cell down NAME stops only that jail" {

@@ -239,7 +239,7 @@ time.sleep(100)'
 	[ -z "$(field h idmap)" ] || [ "$(field h idmap)" = "" ]
 	[ "$(field h namespaces.user)" = "$(stat -L -c %i /proc/self/ns/user)" ]
 	[ "$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status")" = 0 ]
-	[[ "$(field h policy.host_root)" == off* ]]
+	[[ "$(field h rules.host_root)" == off* ]]
 	run jail_sh --userns host 'cat /proc/self/uid_map; stat -c %u /etc/passwd'
 	[ "$status" -eq 0 ]
 	[ "$(echo ${lines[0]})" = "0 0 4294967295" ]

@@ -23,6 +23,7 @@
 #include "cgroup.h"
 #include "cgroup_backend.h"
 #include "devices.h"
+#include "param.h"
 
 /* A hybrid host like the build machine: v1 controllers, cgroup2 at
  * /sys/fs/cgroup/unified, the memory cgroup of cell somewhere deep. */
@@ -173,10 +174,10 @@ static void wanted_only_for_cgroup_limits(void **state)
 	spec_init(&s);
 	assert_false(cgroup_wanted(&s));
 	/* rlimits need no cgroup. */
-	assert_int_equal(spec_set_limit(&s, "cpu_time", "5", &e), 0);
-	assert_int_equal(spec_set_limit(&s, "nice", "3", &e), 0);
+	assert_int_equal(param_set(&s, "cpu_time", "5", NULL, &e), 0);
+	assert_int_equal(param_set(&s, "nice", "3", NULL, &e), 0);
 	assert_false(cgroup_wanted(&s));
-	assert_int_equal(spec_set_limit(&s, "nrtask", "5", &e), 0);
+	assert_int_equal(param_set(&s, "nrtask", "5", NULL, &e), 0);
 	assert_true(cgroup_wanted(&s));
 	spec_free(&s);
 }
@@ -293,7 +294,7 @@ static void the_standard_set_goes_only_to_a_jail_that_could_reach_devices(void *
 	spec_free(&s);
 
 	spec_init(&s);
-	assert_int_equal(spec_add_bind(&s, "/srv:/srv", &e), 0);
+	assert_int_equal(param_set(&s, "bind", "/srv:/srv", NULL, &e), 0);
 	assert_int_equal(devices_add_standard(&s, &e), 0);
 	assert_int_equal(s.ndevices, devices_nstandard);
 	spec_free(&s);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "jailconf.h"
+#include "param.h"
 #include "spec.h"
 
 /* The example of the task and of docs/cell.conf.5. */
@@ -150,10 +151,10 @@ static void the_example_builds_its_specs(void **state)
 	assert_string_equal(s.binds[1].dst, "/logs");
 	assert_false(s.binds[1].ro);
 	assert_string_equal(spec_env_get(&s, "MODE"), "prod");
-	assert_string_equal(s.argv[0], "/bin/sh");
-	assert_string_equal(s.argv[1], "-c");
-	assert_string_equal(s.argv[2], "/usr/sbin/httpd -f");
-	assert_null(s.argv[3]);
+	assert_string_equal(s.proc.argv[0], "/bin/sh");
+	assert_string_equal(s.proc.argv[1], "-c");
+	assert_string_equal(s.proc.argv[2], "/usr/sbin/httpd -f");
+	assert_null(s.proc.argv[3]);
 	assert_string_equal(stop, "/usr/sbin/httpd -k stop");
 	assert_false(s.init);
 	assert_int_equal(spec_validate(&s, &e), 0);
@@ -166,7 +167,7 @@ static void the_example_builds_its_specs(void **state)
 	assert_null(stop);
 	assert_true(s.init);
 	assert_string_equal(s.rootfs, "/srv/jails/db");
-	assert_string_equal(s.argv[2], "/usr/bin/db --no-$subst-in-single-quotes");
+	assert_string_equal(s.proc.argv[2], "/usr/bin/db --no-$subst-in-single-quotes");
 	assert_int_equal(spec_validate(&s, &e), 0);
 	assert_string_equal(s.hostname, "db");
 	spec_free(&s);
@@ -352,16 +353,85 @@ static void spec_errors_name_the_param(void **state)
 {
 	spec_fails("j {\n  exec.start = x;\n    memroy = 64M;\n}", "j",
 		   "cell.conf:3:5: unknown parameter \"memroy\"");
+	/* A global's error names the jail it was for. */
 	spec_fails("memory = lots;\nj { exec.start = x; }", "j",
-		   "cell.conf:1:1: memory = lots: expected a size (e.g. 64M, 1G)");
+		   "cell.conf:1:1: memory = lots: expected a size (e.g. 64M, 1G) (for jail \"j\")");
+	spec_fails("j { exec.start = x; memory = 1k; }", "j",
+		   "cell.conf:1:21: memory = 1k: at least 1M");
+	spec_fails("j { exec.start = x; allow.bogus; }", "j",
+		   "cell.conf:1:21: allow.bogus: unknown rule (known: set_hostname, raw_sockets, "
+		   "sysvipc, chown, mlock)");
+	spec_fails("j { exec.start = x; command = a, b; }", "j",
+		   "cell.conf:1:21: command = b: exec.start gives the command already");
 	spec_fails("\n\n  web { memory = 64M; }", "web",
-		   "cell.conf:3:3: jail \"web\": exec.start is required");
+		   "cell.conf:3:3: jail \"web\": exec.start or command is required");
 	spec_fails("j { exec.start; }", "j", "cell.conf:1:5: exec.start: needs a command");
 	spec_fails("j { exec.start = x; exec.stop = \"\"; }", "j",
-		   "cell.conf:1:21: exec.stop: needs a command");
-	/* A value's newline does not split the message. */
+		   "cell.conf:1:21: exec.stop = \"\": needs a command");
+	/* A value is quoted as the file needs it: its newline does not
+	 * split the message. */
 	spec_fails("j { exec.start = x; nrtask = \"1\n2\"; }", "j",
-		   "cell.conf:1:21: nrtask = 1?2: expected a number of tasks >= 1");
+		   "cell.conf:1:21: nrtask = \"1\\n2\": expected a number of tasks >= 1");
+}
+
+/* Jail NAME of TEXT built and validated; MSG the error, spelled for the
+ * file.  With ERRNUM, the error is made as the start's checks would:
+ * about PARAM (element INDEX), the reason alone. */
+static void later_fails(const char *text, const char *name, int param, int index, int errnum,
+			const char *msg)
+{
+	struct jailconf c;
+	struct jail_spec s;
+	struct cell_err e;
+	const struct jailconf_jail *j;
+
+	parse_ok(text, &c);
+	j = jailconf_find(&c, name);
+	spec_init(&s);
+	assert_int_equal(jailconf_to_spec(&c, j, &s, NULL, &e), 0);
+	if (errnum != 0) {
+		assert_int_equal(spec_validate(&s, &e), 0);
+		cell_err_param(&e, param, index, errnum, "%s", "");
+		cell_err_prefix(&e, "ctx"); /* the context stays in front */
+	} else {
+		assert_int_equal(spec_validate(&s, &e), -1);
+	}
+	jailconf_spell(&c, j, &e);
+	assert_string_equal(e.msg, msg);
+	assert_int_equal(e.about.param, CELL_ERR_NO_PARAM);
+	spec_free(&s);
+	jailconf_free(&c);
+}
+
+static void validation_errors_name_the_declaration(void **state)
+{
+	later_fails("j {\n  exec.start = x;\n  rw;\n}", "j", 0, 0, 0,
+		    "cell.conf:3:3: rw: needs path: the embedded root is the host's own files and "
+		    "stays read-only (for jail \"j\")");
+	later_fails("swap = 1G;\nj { exec.start = x; }", "j", 0, 0, 0,
+		    "cell.conf:1:1: swap = 1G: needs memory (for jail \"j\")");
+	later_fails("j { command = \"\"; }", "j", 0, 0, 0,
+		    "cell.conf:1:5: command = \"\": no command to run (for jail \"j\")");
+}
+
+static void start_errors_name_the_declaration_and_the_jail(void **state)
+{
+	later_fails("path = \"/nope\";\nj {\n  exec.start = x;\n}", "j", PARAM_PATH, 0, ENOENT,
+		    "ctx: cell.conf:1:1: path = /nope: No such file or directory (for jail \"j\")");
+	later_fails(
+		"j {\n  exec.start = x;\n  rootfs = /nope;\n}", "j", PARAM_PATH, 0, ENOENT,
+		"ctx: cell.conf:3:3: rootfs = /nope: No such file or directory (for jail \"j\")");
+	/* A list's element is its own declaration. */
+	later_fails("bind = \"/a:/a\";\nj {\n  exec.start = x;\n  bind += \"/b:/b\";\n}", "j",
+		    PARAM_BIND, 1, ENOENT,
+		    "ctx: cell.conf:4:3: bind = /b:/b: No such file or directory (for jail \"j\")");
+	/* exec.start is the command. */
+	later_fails(
+		"j {\n  exec.start = x;\n}", "j", PARAM_COMMAND, 0, ENOENT,
+		"ctx: cell.conf:2:3: exec.start = x: No such file or directory (for jail \"j\")");
+	/* Not declared: the jail's block says which jail. */
+	later_fails("\n j { exec.start = x; }", "j", PARAM_HOSTNAME, 0, EPERM,
+		    "ctx: cell.conf:2:2: jail \"j\": hostname: Operation not permitted");
 }
 
 static void limits_are_clear_errors(void **state)
@@ -505,6 +575,8 @@ int main(void)
 		cmocka_unit_test(syntax_errors_name_file_line_and_column),
 		cmocka_unit_test(unknown_variables_are_errors),
 		cmocka_unit_test(spec_errors_name_the_param),
+		cmocka_unit_test(validation_errors_name_the_declaration),
+		cmocka_unit_test(start_errors_name_the_declaration_and_the_jail),
 		cmocka_unit_test(limits_are_clear_errors),
 		cmocka_unit_test(too_many_params_or_copies_are_errors),
 		cmocka_unit_test(load_reads_a_file_or_says_why_not),

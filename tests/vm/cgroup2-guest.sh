@@ -133,7 +133,7 @@ rc=$?
 out=$insp
 check "(i) inspect x: cgroup.layout=v2" eval 'printf "%s\n" "$insp" | grep -qx cgroup.layout=v2'
 check "(i) inspect x: usage.tasks=1" eval 'printf "%s\n" "$insp" | grep -qx usage.tasks=1'
-check "(i) inspect x: limits.nrtask=5" eval 'printf "%s\n" "$insp" | grep -qx limits.nrtask=5'
+check "(i) inspect x: nrtask=5" eval 'printf "%s\n" "$insp" | grep -qx nrtask=5'
 check "(i) the jail's one process is in $(printf '%s\n' "$insp" | sed -n 's/^cgroup.path=//p')" [ "$procs" = 1 ]
 check "(i) the jail x ended with status 0" [ "$rc" = 0 ]
 left=$(ls -d $CG/cell-* 2>/dev/null)
