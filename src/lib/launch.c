@@ -636,8 +636,12 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 		close(l->sv[0]);
 		child_main(c);
 	}
-	/* The helper's namespaces are the child's now. */
+	/* The helper's namespaces are the child's now.  The helper, killed
+	 * before the clone, is reaped: from here on the jail's first process
+	 * is cell's only child (as tests and tools that walk a cell's
+	 * children expect). */
 	ns_own_close(&c->own);
+	ns_own_reap(&c->own);
 	run_take_channel(&l->r, l->sv);
 	testpoint_pause("run:cloned");
 	return 0;
@@ -703,9 +707,6 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 		if (release_hold(l, e) < 0)
 			return -1;
 	}
-	/* The user namespace's helper has ended by now, most likely: reaped,
-	 * not left a zombie for the jail's life (else at the end). */
-	ns_own_reap(&l->child.own, false);
 	if (l->r.failed) {
 		run_child_error(&l->r, e);
 		return cell_err_prefix(e, "jail %s", l->spec->name);
@@ -861,6 +862,6 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 	}
 	if (l.rootfd >= 0)
 		close(l.rootfd);
-	ns_own_reap(&l.child.own, true);
+	ns_own_reap(&l.child.own);
 	return ret;
 }

@@ -236,24 +236,20 @@ int ns_own_finish(struct ns_own *o, struct cell_err *e)
 	    ((o->flags & CLONE_NEWUTS) && (o->uts = open_ns(o->helper, "uts", e)) < 0) ||
 	    ((o->flags & CLONE_NEWNET) && (o->net = open_ns(o->helper, "net", e)) < 0))
 		return -1;
-	/* The descriptors hold the namespaces now.  Reaped later
-	 * (ns_own_reap()), not waited for now. */
+	/* The descriptors hold the namespaces now.  Reaped after the
+	 * clone (ns_own_reap()), by when it has surely ended. */
 	let_go(o);
 	return 0;
 }
 
-void ns_own_reap(struct ns_own *o, bool wait)
+void ns_own_reap(struct ns_own *o)
 {
-	pid_t r = 0;
-
 	let_go(o);
 	if (o->helper <= 0)
 		return;
-	do
-		r = waitpid(o->helper, NULL, wait ? 0 : WNOHANG);
-	while (r < 0 && errno == EINTR);
-	if (r != 0)
-		o->helper = -1;
+	while (waitpid(o->helper, NULL, 0) < 0 && errno == EINTR)
+		;
+	o->helper = -1;
 }
 
 static void close_namespaces(const struct ns_own *o)

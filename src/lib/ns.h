@@ -59,9 +59,8 @@ int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 int ns_own_finish(struct ns_own *o, struct cell_err *e);
 /* The helper let go (if it still waits), the descriptors closed. */
 void ns_own_close(struct ns_own *o);
-/* The helper let go and reaped, once the launch is over; without WAIT
- * only if it has ended. */
-void ns_own_reap(struct ns_own *o, bool wait);
+/* The helper let go and reaped. */
+void ns_own_reap(struct ns_own *o);
 /* In the jail's first process: setns() into the UTS and network
  * namespaces made with the user namespace, if any; later into the user
  * namespace (the descriptors then closed), becoming its root. */
