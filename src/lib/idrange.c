@@ -188,10 +188,11 @@ static long long id_field(const char *p, const char *end)
 	unsigned long long v = 0;
 	const char *digits;
 
-	for (int colons = 0; colons < 2; p++) {
-		if (p >= end)
+	for (int field = 0; field < 2; field++) {
+		p = memchr(p, ':', (size_t)(end - p));
+		if (p == NULL)
 			return -1;
-		colons += *p == ':';
+		p++;
 	}
 	for (digits = p; p < end && *p >= '0' && *p <= '9' && p - digits < 11; p++)
 		v = v * 10 + (unsigned long long)(*p - '0');
