@@ -484,7 +484,7 @@ static void clear_env(const struct param *p, struct jail_spec *s)
 }
 
 static const char *const allow_known =
-	"unknown rule (known: set_hostname, raw_sockets, sysvipc, chown, mlock)";
+	"unknown rule (known: set_hostname, raw_sockets, sysvipc, chown, mlock, io_uring)";
 
 static unsigned int allow_bit(const char *name)
 {
@@ -711,7 +711,7 @@ const struct param param_table[PARAM_COUNT] = {
 			  PARAM_GROUP_POLICY, BOOLEAN(policy_of, true)},
 	[PARAM_ALLOW] = {PARAM_ALLOW, "allow", NULL, "--allow", 0, NULL, "RULE",
 			 "relax one rule: set_hostname, raw_sockets, sysvipc,\n"
-			 "chown, mlock (repeatable)",
+			 "chown, mlock, io_uring (repeatable)",
 			 PARAM_GROUP_POLICY,
 			 OWN(PARAM_LIST, parse_allow, format_allow, clear_allow)},
 	[PARAM_NRTASK] = {PARAM_NRTASK, "nrtask", NULL, "--nrtask", 0, NULL, "N",

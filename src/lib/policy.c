@@ -22,7 +22,7 @@
 #include "rlimit.h"
 
 #define CAP(c)	CAPS_BIT(CAP_##c)
-#define SECCOMP JAIL_SECCOMP_SET_HOSTNAME /* any filter of the deny list */
+#define SECCOMP JAIL_SECCOMP_DEFAULT /* the deny list */
 
 /* key, name, --allow, mechanisms, relaxed; then what enforces it:
  * caps dropped, filter, new namespaces, Landlock, no_new_privs, mounts. */
@@ -70,7 +70,7 @@ const struct policy_rule policy_rules[] = {
 	{"set_hostname", "set hostname", JAIL_ALLOW_SET_HOSTNAME,
 	 "seccomp (sethostname, setdomainname); CAP_SYS_ADMIN dropped",
 	 "CAP_SYS_ADMIN in a user namespace of the jail's own, which owns only its UTS and network namespaces",
-	 CAP(SYS_ADMIN), JAIL_SECCOMP_DEFAULT, 0, 0, false, NULL},
+	 CAP(SYS_ADMIN), SECCOMP, 0, 0, false, NULL},
 	{"chown", "chown", JAIL_ALLOW_CHOWN, "CAP_CHOWN dropped", NULL, CAP(CHOWN),
 	 JAIL_SECCOMP_NONE, 0, 0, false, NULL},
 	{"mlock", "lock memory", JAIL_ALLOW_MLOCK, "CAP_IPC_LOCK dropped; RLIMIT_MEMLOCK", NULL,
@@ -82,8 +82,9 @@ const struct policy_rule policy_rules[] = {
 	 NULL, CAP(SETFCAP), SECCOMP, 0, 0, false, NULL},
 	{"audit", "write the kernel's audit log", 0, "CAP_AUDIT_WRITE dropped", NULL,
 	 CAP(AUDIT_WRITE), JAIL_SECCOMP_NONE, 0, 0, false, NULL},
-	{"io_uring", "io_uring", 0, "seccomp (io_uring_setup, io_uring_enter, io_uring_register)",
-	 NULL, 0, SECCOMP, 0, 0, false, NULL},
+	{"io_uring", "io_uring", JAIL_ALLOW_IO_URING,
+	 "seccomp (io_uring_setup, io_uring_enter, io_uring_register)", NULL, 0, SECCOMP, 0, 0,
+	 false, NULL},
 	{"personality", "personality flags but ADDR_NO_RANDOMIZE", 0,
 	 "seccomp (personality: READ_IMPLIES_EXEC, MMAP_PAGE_ZERO, UNAME26...)", NULL, 0, SECCOMP,
 	 0, 0, false, NULL},
@@ -186,8 +187,9 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	proc->caps = (struct jail_caps){.bounding = keep, .effective = keep, .permitted = keep};
 	proc->no_new_privs = true;
 	m->landlock = LANDLOCK_SCOPE_ABSTRACT | LANDLOCK_SCOPE_SIGNALS;
-	m->seccomp = (s->allow & JAIL_ALLOW_SET_HOSTNAME) ? JAIL_SECCOMP_SET_HOSTNAME
-							  : JAIL_SECCOMP_DEFAULT;
+	m->seccomp = JAIL_SECCOMP_DEFAULT;
+	m->seccomp_relax = ((s->allow & JAIL_ALLOW_SET_HOSTNAME) ? SECCOMP_RELAX_HOSTNAME : 0) |
+			   ((s->allow & JAIL_ALLOW_IO_URING) ? SECCOMP_RELAX_IO_URING : 0);
 	m->pin_priority = true;
 	m->readonly = policy_readonly;
 	m->nreadonly = sizeof(policy_readonly) / sizeof(policy_readonly[0]);
@@ -199,6 +201,14 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	m->policy_mounts = true;
 	/* Only the standard devices, where device nodes could be found. */
 	return devices_add_standard(s, e);
+}
+
+/* The filter's relaxation an --allow bit makes. */
+static unsigned int relax_of(unsigned int allow)
+{
+	return allow == JAIL_ALLOW_SET_HOSTNAME ? SECCOMP_RELAX_HOSTNAME
+	       : allow == JAIL_ALLOW_IO_URING	? SECCOMP_RELAX_IO_URING
+						: 0;
 }
 
 /* Whether M makes PATH read-only or masks it. */
@@ -222,7 +232,7 @@ static bool rule_holds(const struct policy_rule *r, const struct jail_spec *s)
 
 	/* CAP_SYS_ADMIN held in a user namespace of the jail's own counts
 	 * there only: mount and the rest stay the host's to allow. */
-	if (m->own_userns && r->filter != JAIL_SECCOMP_DEFAULT)
+	if (m->own_userns && r->allow != JAIL_ALLOW_SET_HOSTNAME)
 		kept &= ~CAP(SYS_ADMIN);
 	/* A range of ids of its own: the jail's user namespace (not in
 	 * ns_new: its helper makes it, ns.h). */
@@ -233,9 +243,10 @@ static bool rule_holds(const struct policy_rule *r, const struct jail_spec *s)
 	    (r->no_new_privs && !s->proc.no_new_privs) ||
 	    (r->path != NULL && !protects(m, r->path)))
 		return false;
-	if (r->filter == JAIL_SECCOMP_DEFAULT)
-		return m->seccomp == JAIL_SECCOMP_DEFAULT;
-	return r->filter == JAIL_SECCOMP_NONE || m->seccomp != JAIL_SECCOMP_NONE;
+	if (r->filter == JAIL_SECCOMP_NONE)
+		return true;
+	/* The filter, without the calls of this rule let through. */
+	return m->seccomp != JAIL_SECCOMP_NONE && !(m->seccomp_relax & relax_of(r->allow));
 }
 
 const char *policy_rule_state(const struct policy_rule *r, const struct jail_spec *s)
@@ -254,7 +265,7 @@ void policy_build(const struct jail_spec *s, struct policy *p)
 	p->proc = &s->proc;
 	p->landlock = s->mech.landlock;
 	if (s->mech.seccomp != JAIL_SECCOMP_NONE)
-		seccomp_filter_for(s->mech.seccomp == JAIL_SECCOMP_SET_HOSTNAME, &p->seccomp);
+		seccomp_filter_for(s->mech.seccomp_relax, &p->seccomp);
 }
 
 void policy_for_exec(const struct jail_spec *s, struct policy *p)

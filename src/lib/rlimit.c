@@ -136,7 +136,8 @@ int rlimit_update_pid(pid_t pid, const struct jail_limits *old, const struct jai
 		if (prlimit(pid, limits[i].resource, NULL, &cur) < 0) {
 			if (errno == ESRCH)
 				continue; /* ended meanwhile */
-			return cell_err_param(e, limits[i].param, 0, errno, "pid %d", (int)pid);
+			return cell_err_param(e, limits[i].param, 0, errno, "the jail's pid %d",
+					      (int)pid);
 		}
 		/* A lowered hard limit cannot be raised back without
 		 * CAP_SYS_RESOURCE: every process is checked (a write of its
@@ -145,13 +146,14 @@ int rlimit_update_pid(pid_t pid, const struct jail_limits *old, const struct jai
 			if (r.rlim_max > cur.rlim_max && !have_sys_resource())
 				return cell_err_param(
 					e, limits[i].param, 0, 0,
-					"above the hard limit %llu of pid %d (raising "
-					"it needs CAP_SYS_RESOURCE)",
+					"above the hard limit %llu of the jail's pid %d "
+					"(raising it needs CAP_SYS_RESOURCE)",
 					(unsigned long long)cur.rlim_max, (int)pid);
 			r = cur;
 		}
 		if (prlimit(pid, limits[i].resource, &r, NULL) < 0 && errno != ESRCH)
-			return cell_err_param(e, limits[i].param, 0, errno, "pid %d", (int)pid);
+			return cell_err_param(e, limits[i].param, 0, errno, "the jail's pid %d",
+					      (int)pid);
 	}
 	return 0;
 }

@@ -21,8 +21,9 @@ int rlimit_check(const struct jail_spec *s, struct cell_err *e);
  * raised above the start one, and the start nice value. */
 int rlimit_apply(const struct jail_spec *s, struct cell_err *e);
 
-/* `cell set`: gives process PID the rlimits of NEW that differ from OLD
- * (prlimit).  DRY_RUN only checks that it can: a hard limit lowered
+/* `cell set`: gives process PID (a pid of the caller's pid namespace:
+ * set's worker stands in the jail's) the rlimits of NEW that differ from
+ * OLD (prlimit).  DRY_RUN only checks that it can: a hard limit lowered
  * cannot be raised back, so every process is checked first. */
 int rlimit_update_pid(pid_t pid, const struct jail_limits *old, const struct jail_limits *new,
 		      bool dry_run, struct cell_err *e);

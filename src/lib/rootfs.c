@@ -723,26 +723,30 @@ static int open_beneath(int mnt, const char *rel, const char *host, const char *
 	return missing_path(host, errno, what, e);
 }
 
-/* Stacks a read-only bind of REL (beneath MNT) on itself. */
-static int readonly_beneath(int mnt, const char *rel, const char *host, struct cell_err *e)
+/* Stacks a read-only bind of TARGET (opened, PATH in errors) on itself. */
+static int readonly_over(int target, const char *path, struct cell_err *e)
 {
 	struct mount_attr ro = {.attr_set =
 					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
-	cleanup_close int target = -1;
-	cleanup_close int clone = -1;
+	cleanup_close int clone = open_tree(
+		target, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 
-	if (open_beneath(mnt, rel, host, "make read-only", &target, e) < 0)
-		return -1;
-	if (target < 0)
-		return 0;
-	clone = open_tree(target, "",
-			  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (clone < 0 ||
 	    mount_setattr(clone, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
 	    move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
 		    0)
-		return cell_err_set(e, errno, "make %s read-only", host);
+		return cell_err_set(e, errno, "make %s read-only", path);
 	return 0;
+}
+
+/* REL (beneath MNT) made read-only. */
+static int readonly_beneath(int mnt, const char *rel, const char *host, struct cell_err *e)
+{
+	cleanup_close int target = -1;
+
+	if (open_beneath(mnt, rel, host, "make read-only", &target, e) < 0)
+		return -1;
+	return target < 0 ? 0 : readonly_over(target, host, e);
 }
 
 static int mask_beneath(int mnt, const char *rel, const char *host, struct masks *m,
@@ -776,24 +780,14 @@ static int protect_kernel_fs(int mnt, const char *top, const struct jail_mechani
 	return 0;
 }
 
-/* A read-only bind of PATH of the jail's tree on itself. */
+/* PATH of the jail's tree made read-only. */
 static int readonly_in_tree(int root, const char *path, struct cell_err *e)
 {
-	struct mount_attr ro = {.attr_set =
-					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
 	cleanup_close int target = open_in_root(root, path, O_PATH | O_NOFOLLOW);
-	cleanup_close int clone = -1;
 
 	if (target < 0)
 		return missing_path(path, errno, "make read-only", e);
-	clone = open_tree(target, "",
-			  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-	if (clone < 0 ||
-	    mount_setattr(clone, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) < 0 ||
-	    move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
-		    0)
-		return cell_err_set(e, errno, "make %s read-only", path);
-	return 0;
+	return readonly_over(target, path, e);
 }
 
 /* The host's ssh host keys: /etc/ssh/ssh_host_*_key. */

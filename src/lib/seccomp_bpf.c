@@ -14,15 +14,12 @@
 
 #include "seccomp_filters.h"
 
-void seccomp_filter_for(bool allow_hostname, struct seccomp_prog *p)
+void seccomp_filter_for(unsigned int relax, struct seccomp_prog *p)
 {
-	if (allow_hostname) {
-		p->insns = seccomp_filter_hostname;
-		p->len = sizeof(seccomp_filter_hostname) / sizeof(seccomp_filter_hostname[0]);
-	} else {
-		p->insns = seccomp_filter_default;
-		p->len = sizeof(seccomp_filter_default) / sizeof(seccomp_filter_default[0]);
-	}
+	const struct seccomp_filter *f = &seccomp_filters[relax & SECCOMP_RELAX_ALL];
+
+	p->insns = f->insns;
+	p->len = f->len;
 }
 
 int seccomp_install(const struct seccomp_prog *p, struct cell_err *e)

@@ -17,9 +17,18 @@ struct seccomp_prog {
 	unsigned short len;
 };
 
-/* The policy's filter: every call of the deny list fails with EPERM.
- * ALLOW_HOSTNAME leaves sethostname/setdomainname out of it. */
-void seccomp_filter_for(bool allow_hostname, struct seccomp_prog *p);
+/* What an --allow takes out of the deny list: sethostname and
+ * setdomainname (set_hostname), the io_uring calls (io_uring).  Every
+ * combination is compiled at build time. */
+enum {
+	SECCOMP_RELAX_HOSTNAME = 1 << 0,
+	SECCOMP_RELAX_IO_URING = 1 << 1,
+	SECCOMP_RELAX_ALL = (1 << 2) - 1,
+};
+
+/* The policy's filter: every call of the deny list fails with EPERM,
+ * but those RELAX (SECCOMP_RELAX_* bits) lets through. */
+void seccomp_filter_for(unsigned int relax, struct seccomp_prog *p);
 
 /* Installs P in the calling process (no_new_privs must be set). */
 int seccomp_install(const struct seccomp_prog *p, struct cell_err *e);

@@ -51,13 +51,15 @@ const char *const seccomp_denied[] = {
 	"clock_settime", "clock_adjtime", "adjtimex", "vhangup", "userfaultfd",
 	/* with CAP_SYS_ADMIN: a mark on the host's whole filesystem, whose
 	 * permission events can hold every open on the host */
-	"fanotify_init",
-	/* io_uring: a second system call interface, each of its operations
-	 * unseen by this filter, and one of the kernel's largest sources of
-	 * privilege escalations (Google disabled it on ChromeOS, Android and
-	 * its servers for that); few programs need it, and all of them fall
-	 * back to plain system calls on EPERM */
-	"io_uring_setup", "io_uring_enter", "io_uring_register", NULL};
+	"fanotify_init", NULL};
+
+/* io_uring (unless --allow io_uring): a second system call interface,
+ * each of its operations unseen by this filter, and one of the kernel's
+ * largest sources of privilege escalations (Google disabled it on
+ * ChromeOS, Android and its servers for that); few programs need it, and
+ * all of them fall back to plain system calls on EPERM. */
+const char *const seccomp_io_uring_calls[] = {"io_uring_setup", "io_uring_enter",
+					      "io_uring_register", NULL};
 
 /*
  * Calls newer than the libseccomp that compiles the filter (2.5.4 knows
@@ -287,7 +289,7 @@ static int add_arg_denials(scmp_filter_ctx ctx, uint32_t arch)
 	return 0;
 }
 
-scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname)
+scmp_filter_ctx seccomp_rules_filter(uint32_t arch, unsigned int relax)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
@@ -306,7 +308,10 @@ scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname)
 	if (add_denials(ctx, arch, seccomp_denied) < 0 || add_new_denials(ctx, arch) < 0 ||
 	    add_arg_denials(ctx, arch) < 0 || add_personality_denials(ctx, arch) < 0 ||
 	    add_setid_denials(ctx, arch) < 0 ||
-	    (!allow_hostname && add_denials(ctx, arch, seccomp_hostname_calls) < 0))
+	    (!(relax & SECCOMP_RELAX_HOSTNAME) &&
+	     add_denials(ctx, arch, seccomp_hostname_calls) < 0) ||
+	    (!(relax & SECCOMP_RELAX_IO_URING) &&
+	     add_denials(ctx, arch, seccomp_io_uring_calls) < 0))
 		goto fail;
 	return ctx;
 fail:
@@ -314,9 +319,9 @@ fail:
 	return NULL;
 }
 
-struct sock_filter *seccomp_rules_compile(uint32_t arch, bool allow_hostname, size_t *len)
+struct sock_filter *seccomp_rules_compile(uint32_t arch, unsigned int relax, size_t *len)
 {
-	scmp_filter_ctx ctx = seccomp_rules_filter(arch, allow_hostname);
+	scmp_filter_ctx ctx = seccomp_rules_filter(arch, relax);
 	struct sock_filter *insns = NULL;
 	int fd = -1;
 	off_t size;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "seccomp_bpf.h"
+
 /* The calls denied (EPERM) outright, NULL-terminated. */
 extern const char *const seccomp_denied[];
 /* Denied (EPERM) outright, by number: calls this libseccomp has no name
@@ -20,8 +22,10 @@ struct seccomp_new_call {
 	int nr;
 };
 extern const struct seccomp_new_call seccomp_denied_new[];
-/* Denied unless --allow set_hostname. */
+/* Denied unless --allow set_hostname (SECCOMP_RELAX_HOSTNAME). */
 extern const char *const seccomp_hostname_calls[];
+/* Denied unless --allow io_uring (SECCOMP_RELAX_IO_URING). */
+extern const char *const seccomp_io_uring_calls[];
 
 /* A call denied (EPERM) when (argument ARG & MASK) == VALUE. */
 struct seccomp_arg_denial {
@@ -47,10 +51,10 @@ extern const struct seccomp_setid_call seccomp_setid_calls[];
 
 /* The filter for ARCH (an SCMP_ARCH_* value; SCMP_ARCH_NATIVE for this
  * machine's), or NULL. */
-scmp_filter_ctx seccomp_rules_filter(uint32_t arch, bool allow_hostname);
+scmp_filter_ctx seccomp_rules_filter(uint32_t arch, unsigned int relax);
 
 /* The filter compiled to BPF: a malloc'd program of *LEN instructions, or
  * NULL. */
-struct sock_filter *seccomp_rules_compile(uint32_t arch, bool allow_hostname, size_t *len);
+struct sock_filter *seccomp_rules_compile(uint32_t arch, unsigned int relax, size_t *len);
 
 #endif

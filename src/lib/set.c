@@ -9,20 +9,27 @@
  * limits, the hostname and domainname (one step, in the jail's UTS
  * namespace), rlimits and nice values, the record.  A failure undoes the
  * steps before it, so that a set changes everything it names or nothing.
+ * Those steps run in a worker born in the jail's pid namespace
+ * (run_in_jail()): every pid they name is the jail's.  Its prlimit()s
+ * run as the owner of the jail's user namespace (as_owner()).
  */
 #include "set.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,30 +56,88 @@ void jail_change_free(struct jail_change *c)
 	c->params = 0;
 }
 
-/* The pids of the jail's processes: those in its pid namespace. */
-static int jail_pids(pid_t pid1, pid_t **out, size_t *n, struct cell_err *e)
+/*
+ * The jail's own procfs, opened by the worker that stands in the jail's
+ * pid namespace (run_in_jail()): the pids it lists are the worker's pids
+ * too, those that prlimit(), setpriority() and a write to cgroup.procs
+ * take.  Checked: a procfs whose "self" is the worker.
+ */
+static int open_jail_proc(pid_t host_pid1, struct cell_err *e)
+{
+	char path[64], self[32];
+	struct statfs fs;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/root/proc", (int)host_pid1);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cell_err_set(e, errno, "open the jail's /proc");
+	n = readlinkat(fd, "self", self, sizeof(self) - 1);
+	if (fstatfs(fd, &fs) < 0 || fs.f_type != PROC_SUPER_MAGIC || n <= 0 ||
+	    (self[n] = '\0', atoi(self) != (int)getpid())) {
+		close(fd);
+		return cell_err_set(e, EINVAL, "the jail's /proc is not its pid namespace's proc");
+	}
+	return fd;
+}
+
+/* A zombie forks no more and takes no limit (a write of its pid to
+ * cgroup.procs is taken and does nothing): left out.  The state is the
+ * field after the command, which ends at the last ')'. */
+static bool is_zombie(int proc, pid_t pid)
+{
+	char path[32], buf[512];
+	const char *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/stat", (int)pid);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* gone */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+/* The pids of the jail's processes, as its own procfs PROC lists them:
+ * those in its pid namespace (the namespace of its pid 1). */
+static int jail_pids(int proc, pid_t **out, size_t *n, struct cell_err *e)
 {
 	char path[64];
 	struct stat ns, st;
 	struct dirent *de;
 	size_t cap = 0;
+	pid_t self = getpid();
+	int dfd;
 	DIR *d;
 
 	*out = NULL;
 	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid1);
-	if (stat(path, &ns) < 0)
-		return cell_err_set(e, errno, "%s", path);
-	d = opendir("/proc");
-	if (d == NULL)
-		return cell_err_set(e, errno, "/proc");
+	if (fstatat(proc, "1/ns/pid", &ns, 0) < 0)
+		return cell_err_set(e, errno, "the jail's /proc/1/ns/pid");
+	dfd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (d == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return cell_err_set(e, errno, "list the jail's /proc");
+	}
 	while ((de = readdir(d)) != NULL) {
 		pid_t pid = (pid_t)atoi(de->d_name);
 
-		if (pid <= 0)
+		/* The worker itself stands in the namespace too: no process
+		 * of the jail's. */
+		if (pid <= 0 || pid == self)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-		if (stat(path, &st) < 0 || st.st_ino != ns.st_ino || st.st_dev != ns.st_dev)
+		snprintf(path, sizeof(path), "%d/ns/pid", (int)pid);
+		if (fstatat(proc, path, &st, 0) < 0 || st.st_ino != ns.st_ino ||
+		    st.st_dev != ns.st_dev || is_zombie(proc, pid))
 			continue;
 		if (*n == cap) {
 			pid_t *np = realloc(*out, (cap = cap * 2 + 16) * sizeof(pid_t));
@@ -91,17 +156,24 @@ static int jail_pids(pid_t pid1, pid_t **out, size_t *n, struct cell_err *e)
 	return 0;
 }
 
-/* The nice value of every thread of PID. */
-static int set_nice(pid_t pid, int nice, struct cell_err *e)
+/* The nice value of every thread of PID (in the jail's procfs PROC). */
+static int set_nice(int proc, pid_t pid, int nice, struct cell_err *e)
 {
 	char path[64];
 	struct dirent *de;
+	int dfd;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (d == NULL)
-		return errno == ENOENT ? 0 : cell_err_set(e, errno, "%s", path);
+	snprintf(path, sizeof(path), "%d/task", (int)pid);
+	dfd = openat(proc, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (d == NULL) {
+		int err = errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		return err == ENOENT ? 0 : cell_err_set(e, err, "the jail's /proc/%s", path);
+	}
 	while ((de = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
@@ -205,7 +277,7 @@ static void ungrow_cgroups(struct jail *j, struct cgroup *cg, struct cgroup_grow
  * pid namespace until a walk finds none outside: a process forked from
  * one not yet moved starts outside, one forked from a moved one inside.
  */
-static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, pid_t pid1,
+static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, int proc,
 		     struct cell_err *e)
 {
 	if ((g->made | g->resumed) == 0)
@@ -215,7 +287,7 @@ static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, pid
 		size_t n = 0;
 		int moved;
 
-		if (jail_pids(pid1, &pids, &n, e) < 0)
+		if (jail_pids(proc, &pids, &n, e) < 0)
 			return -1;
 		if (walk == 0)
 			testpoint_pause("set:adopting");
@@ -232,10 +304,10 @@ static int adopt_all(const struct cgroup *cg, const struct cgroup_growth *g, pid
  * its user namespace.  A jail's processes have ids of the jail's range,
  * and cell may lack CAP_SYS_RESOURCE (a host's root can); but the owner
  * of a user namespace (idrange.h: the range's first uid) holds every
- * capability in it.  So cell takes the owner's uid as its effective one
- * around the calls: its real and saved uids stay 0, and its capabilities
- * come back with euid 0.  OWNER 0: the host's ids (--userns host), where
- * cell's own ids match.
+ * capability in it.  So the worker takes the owner's uid as its
+ * effective one around the calls: its real and saved uids stay 0, and
+ * euid 0 brings its capabilities back.  OWNER 0: the host's ids
+ * (--userns host), which are the worker's own.
  */
 static int as_owner(uid_t owner, struct cell_err *e)
 {
@@ -248,8 +320,13 @@ static int as_owner(uid_t owner, struct cell_err *e)
 
 static int as_root(uid_t owner, struct cell_err *e)
 {
-	if (owner != 0 && setresuid((uid_t)-1, 0, (uid_t)-1) < 0)
+	if (owner == 0)
+		return 0;
+	if (setresuid((uid_t)-1, 0, (uid_t)-1) < 0)
 		return cell_err_set(e, errno, "become root again");
+	/* A change of ids clears the parent-death signal. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return cell_err_set(e, errno, "set the parent-death signal again");
 	return 0;
 }
 
@@ -287,13 +364,13 @@ static int rlimits_pid(pid_t pid, uid_t owner, const struct jail_spec *old,
 	return ret;
 }
 
-static int update_pid(pid_t pid, uid_t owner, const struct jail_spec *old,
+static int update_pid(int proc, pid_t pid, uid_t owner, const struct jail_spec *old,
 		      const struct jail_spec *want, bool nice_changed, struct cell_err *e)
 {
 	/* The nice value as root: a value below the jail's RLIMIT_NICE
 	 * needs CAP_SYS_NICE in the host's user namespace. */
 	if (rlimits_pid(pid, owner, old, want, nice_changed, false, e) < 0 ||
-	    (nice_changed && set_nice(pid, (int)want->limits.nice, e) < 0))
+	    (nice_changed && set_nice(proc, pid, (int)want->limits.nice, e) < 0))
 		return -1;
 	return 0;
 }
@@ -305,26 +382,26 @@ static int update_pid(pid_t pid, uid_t owner, const struct jail_spec *old,
  * that finds none ends it; a jail that forks new processes faster than
  * that for SET_WALKS walks is an error.  *PIDS grows to every pid seen.
  */
-static int update_all(pid_t pid1, uid_t owner, pid_t **pids, size_t *npids,
+static int update_all(int proc, uid_t owner, pid_t **pids, size_t *npids,
 		      const struct jail_spec *old, const struct jail_spec *want, bool nice_changed,
 		      struct cell_err *e)
 {
 	for (size_t i = 0; i < *npids; i++)
-		if (update_pid((*pids)[i], owner, old, want, nice_changed, e) < 0)
+		if (update_pid(proc, (*pids)[i], owner, old, want, nice_changed, e) < 0)
 			return -1;
 	for (int walk = 0; walk < SET_WALKS; walk++) {
 		pid_t *now = NULL;
 		size_t nnow = 0, seen = *npids;
 
 		qsort(*pids, seen, sizeof(pid_t), cmp_pid);
-		if (jail_pids(pid1, &now, &nnow, e) < 0)
+		if (jail_pids(proc, &now, &nnow, e) < 0)
 			return -1;
 		for (size_t i = 0; i < nnow; i++) {
 			pid_t *grown;
 
 			if (bsearch(&now[i], *pids, seen, sizeof(pid_t), cmp_pid) != NULL)
 				continue;
-			if (update_pid(now[i], owner, old, want, nice_changed, e) < 0) {
+			if (update_pid(proc, now[i], owner, old, want, nice_changed, e) < 0) {
 				free(now);
 				return -1;
 			}
@@ -349,9 +426,9 @@ static int update_all(pid_t pid1, uid_t owner, pid_t **pids, size_t *npids,
  * before they exist (a cell killed from here on leaves a record naming
  * what to remove when the jail ends), made, and the jail moved in.
  */
-static int grow_cgroups(struct jail *j, const char *state_root, const char *name, struct cgroup *cg,
-			const struct jail_spec *old_spec, const struct jail_limits *want,
-			struct cgroup_growth *g, struct cell_err *e)
+static int grow_cgroups(struct jail *j, int proc, const char *state_root, const char *name,
+			struct cgroup *cg, const struct jail_spec *old_spec,
+			const struct jail_limits *want, struct cgroup_growth *g, struct cell_err *e)
 {
 	const struct jail_limits *old = &old_spec->limits;
 	const char *cgparent = old_spec->cgroup_parent;
@@ -361,7 +438,7 @@ static int grow_cgroups(struct jail *j, const char *state_root, const char *name
 		return -1;
 	if (g->made == 0) {
 		if ((g->enabled != 0 && cgroup_grow_make(cg, want, g, e) < 0) ||
-		    adopt_all(cg, g, j->pid, e) < 0) {
+		    adopt_all(cg, g, proc, e) < 0) {
 			ungrow_cgroups(j, cg, g);
 			return -1;
 		}
@@ -375,7 +452,7 @@ static int grow_cgroups(struct jail *j, const char *state_root, const char *name
 	if (store_jail_write(&j->dir, rec, e) < 0)
 		goto fail;
 	testpoint_pause("set:recorded");
-	if (cgroup_grow_make(cg, want, g, e) < 0 || adopt_all(cg, g, j->pid, e) < 0)
+	if (cgroup_grow_make(cg, want, g, e) < 0 || adopt_all(cg, g, proc, e) < 0)
 		goto fail;
 	json_decref(rec);
 	return 0;
@@ -411,26 +488,189 @@ static const char *changed(int id, const struct jail_spec *old, const struct jai
 	return param_equal(p, old, want) ? NULL : *p->str((struct jail_spec *)want);
 }
 
+/* What jail_set() found and the worker changes. */
+struct set_args {
+	struct jail *j;
+	const char *state_root;
+	const char *name;
+	struct jail_spec *old, *want;
+	struct cgroup *cg;
+	const char *host, *domain;
+	uid_t owner; /* of the jail's user namespace: 0 for the host's */
+};
+
+/*
+ * The changes, all or nothing, in the worker (run_in_jail()): every pid
+ * it lists and acts on is one of the jail's pid namespace, so a pid
+ * recycled between the walk and the act can only be another process of
+ * the jail, never the host's (it once lowered a host process's
+ * open-files limit, raised its nice value and moved it into the jail's
+ * memory cgroup).
+ */
+static int set_apply(struct set_args *a, struct cell_err *e)
+{
+	struct jail *j = a->j;
+	struct jail_spec *old = a->old, *want = a->want;
+	struct cgroup_growth growth;
+	struct jail_limits base;
+	struct cell_err ignored;
+	cleanup_free pid_t *pids = NULL;
+	size_t npids = 0;
+	bool nice_changed;
+	int proc = open_jail_proc(j->pid, e), ret = -1;
+
+	cgroup_growth_init(&growth);
+	if (proc < 0)
+		return -1;
+	nice_changed = want->limits.has_nice &&
+		       (!old->limits.has_nice || old->limits.nice != want->limits.nice);
+	if (!limits_equal_rlimits(&old->limits, &want->limits) || nice_changed) {
+		if (jail_pids(proc, &pids, &npids, e) < 0)
+			goto out;
+		testpoint_pause("set:listed");
+		/* Checked in every process before any changes: a lowered
+		 * hard limit cannot be raised back. */
+		for (size_t i = 0; i < npids; i++)
+			if (rlimits_pid(pids[i], a->owner, old, want, nice_changed, true, e) < 0) {
+				cell_err_prefix(e, "nothing changed");
+				goto out;
+			}
+	}
+	/* The steps that can be undone first. */
+	if (grow_cgroups(j, proc, a->state_root, a->name, a->cg, old, &want->limits, &growth, e) <
+	    0) {
+		cell_err_prefix(e, "nothing changed");
+		goto out;
+	}
+	/* The new cgroups have their limits: only the others change now. */
+	base = cgroup_grown_limits(&growth, &old->limits, &want->limits);
+	if (cgroup_update(a->cg, &base, &want->limits, e) < 0) {
+		ungrow_cgroups(j, a->cg, &growth);
+		cell_err_prefix(e, "nothing changed");
+		goto out;
+	}
+	if ((testpoint_fail("set:uts") &&
+	     cell_err_set(e, EIO, "set the hostname (test failure)")) ||
+	    ((a->host != NULL || a->domain != NULL) &&
+	     set_uts(j->pidfd, a->host, a->domain, e) < 0)) {
+		cgroup_update(a->cg, &want->limits, &base, &ignored);
+		ungrow_cgroups(j, a->cg, &growth);
+		cell_err_prefix(e, "nothing changed");
+		goto out;
+	}
+	if (npids > 0 &&
+	    update_all(proc, a->owner, &pids, &npids, old, want, nice_changed, e) < 0) {
+		cell_err_prefix(e, "partly applied");
+		goto out;
+	}
+	if (record_put_spec(j->state, want, e) < 0)
+		goto out;
+	if (growth.made != 0)
+		json_object_set_new(j->state, "cgroup", cgroup_to_json(a->cg));
+	if (store_jail_write(&j->dir, j->state, e) < 0)
+		goto out;
+	ret = 0;
+out:
+	cgroup_growth_free(&growth);
+	close(proc);
+	return ret;
+}
+
+#ifdef CELL_TESTPOINTS
+static volatile pid_t paused_worker = -1;
+
+/* Test builds: a test resumes cell's pause points with SIGUSR1, sent to
+ * cell; the worker is the one paused. */
+static void resume_worker(int sig)
+{
+	if (paused_worker > 0)
+		kill(paused_worker, sig);
+}
+#endif
+
+/*
+ * Runs set_apply() in a worker born in the jail's pid namespace (cell
+ * joins it for its children only) and waits for it; its error comes back
+ * through a pipe.  The worker dies with cell.
+ */
+static int run_in_jail(struct set_args *a, struct cell_err *e)
+{
+	int p[2], status;
+	pid_t w;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return cell_err_set(e, errno, "jail %s: set: pipe", a->name);
+	if (setns(a->j->pidfd, CLONE_NEWPID) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return cell_err_set(e, errno, "jail %s: join its pid namespace", a->name);
+	}
+	testpoint_owner(getpid());
+	/* The worker is cell's memory in the jail's pid namespace: not for
+	 * the jail's processes to ptrace or read, from its first instant
+	 * (the flag is inherited by the fork; CVE-2016-9962). */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return cell_err_set(e, errno, "jail %s: set: make cell non-dumpable", a->name);
+	}
+#ifdef CELL_TESTPOINTS
+	signal(SIGUSR1, resume_worker); /* before a pause can be seen */
+#endif
+	w = fork();
+	if (w < 0) {
+		close(p[0]);
+		close(p[1]);
+		return cell_err_set(e, errno, "jail %s: set: fork", a->name);
+	}
+	if (w == 0) {
+		struct cell_err we;
+
+		close(p[0]);
+		cell_err_clear(&we);
+#ifdef CELL_TESTPOINTS
+		signal(SIGUSR1, SIG_DFL); /* testpoint_pause() installs its own */
+#endif
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+			_exit(CELL_EXIT_ERROR);
+		if (set_apply(a, &we) == 0)
+			_exit(0);
+		if (write(p[1], &we, sizeof(we)) != (ssize_t)sizeof(we))
+			_exit(CELL_EXIT_ERROR);
+		_exit(1);
+	}
+	close(p[1]);
+#ifdef CELL_TESTPOINTS
+	paused_worker = w;
+#endif
+	while (waitpid(w, &status, 0) < 0 && errno == EINTR)
+		;
+	do
+		n = read(p[0], e, sizeof(*e));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (n == (ssize_t)sizeof(*e))
+		return -1;
+	return cell_err_set(e, 0, "jail %s: set: its worker ended (%s %d)", a->name,
+			    WIFSIGNALED(status) ? "signal" : "status",
+			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
 int jail_set(const char *state_root, const char *name, const struct jail_change *c,
 	     struct cell_err *e)
 {
 	struct jail_spec old, want;
 	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
 	struct cgroup cg;
-	struct cgroup_growth growth;
-	struct jail_limits base;
-	size_t npids = 0;
-	pid_t *pids = NULL;
-	const char *host, *domain;
-	struct cell_err ignored;
-	bool opened = false, nice_changed;
-	uid_t owner = 0;
+	bool opened = false;
 	int rootfd = -1, ret = -1;
 
 	spec_init(&old);
 	spec_init(&want);
 	cgroup_init(&cg);
-	cgroup_growth_init(&growth);
 	if (store_open_root(state_root, &rootfd, e) < 0)
 		return -1;
 	if (jail_open_existing(rootfd, name, &j, e) < 0)
@@ -448,62 +688,25 @@ int jail_set(const char *state_root, const char *name, const struct jail_change 
 	/* Every value checked before anything changes. */
 	if (apply_change(&old, &want, c, e) < 0)
 		goto out;
-	host = changed(PARAM_HOSTNAME, &old, &want);
-	domain = changed(PARAM_DOMAINNAME, &old, &want);
 	if (want.limits.cpus_milli != old.limits.cpus_milli &&
 	    cgroup_check_cpus(want.limits.cpus_milli, e) < 0) {
 		cell_err_prefix(e, "jail %s", name);
 		goto out;
 	}
-	nice_changed = want.limits.has_nice &&
-		       (!old.limits.has_nice || old.limits.nice != want.limits.nice);
-	if (!limits_equal_rlimits(&old.limits, &want.limits) || nice_changed) {
-		if (userns_owner(&j, &owner, e) < 0 || jail_pids(j.pid, &pids, &npids, e) < 0)
-			goto out;
-		testpoint_pause("set:listed");
-		/* Checked in every process before any changes: a lowered
-		 * hard limit cannot be raised back. */
-		for (size_t i = 0; i < npids; i++)
-			if (rlimits_pid(pids[i], owner, &old, &want, nice_changed, true, e) < 0) {
-				cell_err_prefix(e, "nothing changed");
-				goto out;
-			}
-	}
-	/* The steps that can be undone first. */
-	if (grow_cgroups(&j, state_root, name, &cg, &old, &want.limits, &growth, e) < 0) {
-		cell_err_prefix(e, "nothing changed");
-		goto out;
-	}
-	/* The new cgroups have their limits: only the others change now. */
-	base = cgroup_grown_limits(&growth, &old.limits, &want.limits);
-	if (cgroup_update(&cg, &base, &want.limits, e) < 0) {
-		ungrow_cgroups(&j, &cg, &growth);
-		cell_err_prefix(e, "nothing changed");
-		goto out;
-	}
-	if ((testpoint_fail("set:uts") &&
-	     cell_err_set(e, EIO, "set the hostname (test failure)")) ||
-	    ((host != NULL || domain != NULL) && set_uts(j.pidfd, host, domain, e) < 0)) {
-		cgroup_update(&cg, &want.limits, &base, &ignored);
-		ungrow_cgroups(&j, &cg, &growth);
-		cell_err_prefix(e, "nothing changed");
-		goto out;
-	}
-	if (npids > 0 &&
-	    update_all(j.pid, owner, &pids, &npids, &old, &want, nice_changed, e) < 0) {
-		cell_err_prefix(e, "partly applied");
-		goto out;
-	}
-	if (record_put_spec(j.state, &want, e) < 0)
-		goto out;
-	if (growth.made != 0)
-		json_object_set_new(j.state, "cgroup", cgroup_to_json(&cg));
-	if (store_jail_write(&j.dir, j.state, e) < 0)
+	struct set_args a = {
+		.j = &j,
+		.state_root = state_root,
+		.name = name,
+		.old = &old,
+		.want = &want,
+		.cg = &cg,
+		.host = changed(PARAM_HOSTNAME, &old, &want),
+		.domain = changed(PARAM_DOMAINNAME, &old, &want),
+	};
+	if (userns_owner(&j, &a.owner, e) < 0 || run_in_jail(&a, e) < 0)
 		goto out;
 	ret = 0;
 out:
-	free(pids);
-	cgroup_growth_free(&growth);
 	cgroup_release(&cg);
 	spec_free(&old);
 	spec_free(&want);

@@ -433,8 +433,8 @@ int spec_parse_cpus(const char *str, long long *out)
 	return 0;
 }
 
-static const char *const allow_names[] = {"set_hostname", "raw_sockets", "sysvipc", "chown",
-					  "mlock"};
+static const char *const allow_names[] = {"set_hostname", "raw_sockets", "sysvipc",
+					  "chown",	  "mlock",	 "io_uring"};
 
 const char *spec_allow_name(unsigned int bit)
 {

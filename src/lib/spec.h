@@ -45,6 +45,7 @@ enum jail_allow {
 	JAIL_ALLOW_SYSVIPC = 1 << 2,	  /* share the host's SysV IPC and mqueues */
 	JAIL_ALLOW_CHOWN = 1 << 3,	  /* CAP_CHOWN, CAP_FOWNER, CAP_FSETID */
 	JAIL_ALLOW_MLOCK = 1 << 4,	  /* CAP_IPC_LOCK: lock memory beyond --memlock */
+	JAIL_ALLOW_IO_URING = 1 << 5,	  /* io_uring's calls */
 };
 
 /* Resource limits; -1 means "not set". */
@@ -82,9 +83,8 @@ struct jail_device_rule {
 /* The seccomp program a jail's processes run under: built into cell
  * (src/lib/seccomp_rules.c, compiled at build time). */
 enum jail_seccomp {
-	JAIL_SECCOMP_NONE,	   /* no filter */
-	JAIL_SECCOMP_DEFAULT,	   /* the deny list */
-	JAIL_SECCOMP_SET_HOSTNAME, /* the deny list but sethostname, setdomainname */
+	JAIL_SECCOMP_NONE,    /* no filter */
+	JAIL_SECCOMP_DEFAULT, /* the deny list, but what seccomp_relax lets through */
 };
 
 /* The five capability sets of a jail's processes. */
@@ -114,7 +114,8 @@ struct jail_mechanisms {
 	unsigned long userns_owns;
 	unsigned int landlock; /* LANDLOCK_SCOPE_* of the first process */
 	enum jail_seccomp seccomp;
-	bool pin_priority; /* RLIMIT_RTPRIO 0, RLIMIT_NICE at the start value */
+	unsigned int seccomp_relax; /* SECCOMP_RELAX_* (seccomp_bpf.h) */
+	bool pin_priority;	    /* RLIMIT_RTPRIO 0, RLIMIT_NICE at the start value */
 	/*
 	 * Paths of the jail's tree made read-only (a read-only bind of
 	 * themselves) or masked (an empty read-only tmpfs over a directory,

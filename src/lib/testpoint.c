@@ -30,6 +30,13 @@ bool testpoint_fail_at(const char *prefix, const char *name, struct cell_err *e)
 	return true;
 }
 
+static int owner = -1;
+
+void testpoint_owner(int pid)
+{
+	owner = pid;
+}
+
 static volatile sig_atomic_t resumed;
 
 static void on_resume(int sig)
@@ -54,7 +61,7 @@ void testpoint_pause(const char *stage)
 	if (file != NULL) {
 		char buf[32];
 		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+		int n = snprintf(buf, sizeof(buf), "%d\n", owner > 0 ? owner : (int)getpid());
 
 		if (fd >= 0) {
 			if (write(fd, buf, (size_t)n) != n)

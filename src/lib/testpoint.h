@@ -23,7 +23,15 @@ bool testpoint_fail(const char *stage);
 /* testpoint_fail("PREFIX:NAME"), and then E says so: "PREFIX:NAME (test
  * failure)". */
 bool testpoint_fail_at(const char *prefix, const char *name, struct cell_err *e);
+/* The pid the pause file names from now on, and in children: a worker
+ * of cell's (in a jail's pid namespace) pauses for cell, which the tests
+ * kill or resume. */
+void testpoint_owner(int pid);
 #else
+static inline void testpoint_owner(int pid)
+{
+	(void)pid;
+}
 static inline void testpoint_pause(const char *stage)
 {
 	(void)stage;

@@ -1102,3 +1102,23 @@ LAUNCH_STAGES="prepare state ids cgroups files spawn start exec enter built pivo
 		check_nothing_left
 	done
 }
+
+# --- set acts from inside the jail's pid namespace ------------------------
+
+@test "set acts on the jail's processes from inside its pid namespace, where no host pid can be named" {
+	needs_testpoints
+	start_jail --nofile 200
+	pause_at set:listed set "$JAIL" nofile=100
+	# The process that lists and acts is cell's worker, a child of the
+	# paused cell: it stands in the jail's pid namespace, so a pid it
+	# names (listed, then recycled) is the jail's, never the host's.
+	local worker
+	worker=$(tr -d " " <"/proc/$HOOK_PID/task/$HOOK_PID/children")
+	[ -n "$worker" ]
+	[ "$(readlink "/proc/$worker/ns/pid")" = "$(readlink "/proc/$JAIL_PID/ns/pid")" ]
+	[ "$(readlink "/proc/$HOOK_PID/ns/pid")" != "$(readlink "/proc/$JAIL_PID/ns/pid")" ]
+	kill -USR1 "$HOOK_PID"
+	wait "$HOOK_PID"
+	[ "$(awk 'index($0, "Max open files") == 1 { print $(NF-2) }' "/proc/$JAIL_PID/limits")" = 100 ]
+	check_rm 0 -f
+}

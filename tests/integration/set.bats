@@ -232,7 +232,8 @@ null" ]
 	start web --nofile 100 --nrtask 20
 	run cell set web nrtask=30 nofile=1000
 	[ "$status" -eq 125 ]
-	[[ "$output" == "cell: set: nothing changed: nofile=1000: above the hard limit 100 of pid $PID1"* ]]
+	# The pid as the jail sees it: set acts from inside its pid namespace.
+	[[ "$output" == "cell: set: nothing changed: nofile=1000: above the hard limit 100 of the jail's pid 1"* ]]
 	[ "$(cg_file pids pids.max)" = 20 ]
 	[ "$(limit "$PID1" "open files")" = 100 ]
 }

@@ -71,6 +71,21 @@ sys_call("io_uring_register", 427, 0, 0, None, 0)'
 	[ "${lines[2]}" = "io_uring_register EPERM" ]
 }
 
+@test "--allow io_uring lets a jail set up io_uring, and nothing else of the filter" {
+	[ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" = 0 ] ||
+		skip "io_uring is disabled on this host"
+	run jail_py --allow io_uring '
+buf = ctypes.create_string_buffer(120)  # struct io_uring_params
+fd = sys_call("io_uring_setup", 425, 4, buf)
+sys_call("mount", 165, 0, 0, 0, 0, 0)'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "io_uring_setup ok" ]
+	[ "${lines[1]}" = "mount EPERM" ]
+	run cell run --name uring --allow io_uring -d -- sleep 100
+	[ "$(cell inspect uring | grep '^rules.io_uring=')" = "rules.io_uring=allowed" ]
+	cell rm -f uring
+}
+
 @test "a jail cannot clone a mount tree with open_tree_attr: EPERM" {
 	# open_tree_attr(AT_FDCWD, "/", 0, NULL, 0): without the filter an
 	# unprivileged O_PATH of / (the kernel's 6.15 call, number 467).

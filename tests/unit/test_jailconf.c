@@ -360,7 +360,7 @@ static void spec_errors_name_the_param(void **state)
 		   "cell.conf:1:21: memory = 1k: at least 1M");
 	spec_fails("j { exec.start = x; allow.bogus; }", "j",
 		   "cell.conf:1:21: allow.bogus: unknown rule (known: set_hostname, raw_sockets, "
-		   "sysvipc, chown, mlock)");
+		   "sysvipc, chown, mlock, io_uring)");
 	spec_fails("j { exec.start = x; command = a, b; }", "j",
 		   "cell.conf:1:21: command = b: exec.start gives the command already");
 	spec_fails("\n\n  web { memory = 64M; }", "web",

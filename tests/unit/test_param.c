@@ -92,7 +92,7 @@ static const struct bad bads[] = {
 	{PARAM_USERNS, "", NULL},
 	{PARAM_INIT, "2", "expected true or false"},
 	{PARAM_ALLOW, "everything",
-	 "unknown rule (known: set_hostname, raw_sockets, sysvipc, chown, mlock)"},
+	 "unknown rule (known: set_hostname, raw_sockets, sysvipc, chown, mlock, io_uring)"},
 	{PARAM_NRTASK, "0", "expected a number of tasks >= 1"},
 	{PARAM_MEMORY, "lots", "expected a size (e.g. 64M, 1G)"},
 	{PARAM_MEMORY, "1k", "at least 1M"},

@@ -109,8 +109,8 @@ static void without_the_policy_only_namespaces_remain(void **state)
 /* Each --allow relaxes its own rule, and only it. */
 static void each_allow_relaxes_its_rule_only(void **state)
 {
-	static const char *const allows[] = {"raw_sockets", "sysvipc", "chown", "mlock",
-					     "set_hostname"};
+	static const char *const allows[] = {"raw_sockets", "sysvipc",	    "chown",
+					     "mlock",	    "set_hostname", "io_uring"};
 
 	for (size_t a = 0; a < sizeof(allows) / sizeof(allows[0]); a++) {
 		struct jail_spec s;
@@ -140,7 +140,8 @@ static void set_hostname_keeps_sys_admin_in_its_own_user_namespace(void **state)
 	assert_true(s.mech.own_userns);
 	assert_int_equal(s.mech.userns_owns, CLONE_NEWUTS | CLONE_NEWNET);
 	assert_true(s.proc.caps.bounding & CAPS_BIT(CAP_SYS_ADMIN));
-	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_SET_HOSTNAME);
+	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_DEFAULT);
+	assert_int_equal(s.mech.seccomp_relax, SECCOMP_RELAX_HOSTNAME);
 	/* Mount stays forbidden: the filter, and CAP_SYS_ADMIN counts in
 	 * the jail's own user namespace only. */
 	assert_string_equal(policy_rule_state(rule("mount"), &s), "enforced");
