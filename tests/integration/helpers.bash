@@ -52,7 +52,11 @@ cell_setup() {
 }
 
 # Mount points in the host's mount table under $STATE or $WORK.
+# Never with an empty STATE or WORK: awk's index() finds "" in every line,
+# and teardown would unmount every mount of the host (a suite interrupted
+# with SIGINT once took /proc, /sys and the cgroup hierarchies so).
 cell_leftover_mounts() {
+	[ -n "$STATE" ] && [ -n "$WORK" ] || return 0
 	awk -v s="$STATE" -v w="$WORK" \
 		'index($0, s) || index($0, w) { print $5 }' /proc/self/mountinfo
 }
