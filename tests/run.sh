@@ -6,6 +6,7 @@
 #   unit-asan     the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   integration   bats tests of the real binary, as root (the reliability
 #                 tests use the build with pause points, build-testpoints)
+#   policy (--userns host)  policy.bats again with --userns host
 #   security      bats tests that attack from inside a jail (tests/security)
 set -u
 build=${1:-build}
@@ -99,6 +100,18 @@ else
 	echo "ok 1 integration # skip not root" | tee "$out"
 fi
 count_tap "$out" integration
+
+# The policy battery again without a user namespace of the jail's own
+# (--userns host, the documented weaker model): its rules must hold there
+# too.
+out="$log/policy-userns-host.tap"
+if [ "$(id -u)" = 0 ]; then
+	POLICY_USERNS=host CELL="$top/$build/cell" CELL_TESTPOINTS="$top/$testpoints/cell" \
+		bats --tap "$top/tests/integration/policy.bats" 2>&1 | tee "$out"
+else
+	echo "ok 1 policy --userns host # skip not root" | tee "$out"
+fi
+count_tap "$out" "policy (--userns host)"
 
 out="$log/security.tap"
 if [ "$(id -u)" = 0 ]; then
