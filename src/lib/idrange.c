@@ -43,46 +43,23 @@
 
 #include "cleanup.h"
 #include "proc.h"
+#include "untrusted.h"
 
 #define SUBID_USER "cell"
 #define ETC_MAX	   (4U << 20) /* /etc/passwd of some 50000 users */
 
-/* Reads PATH whole (NUL-terminated) into *OUT; *OUT NULL when there is
- * no such file. */
+/* Reads PATH whole (NUL-terminated) into *OUT, at most ETC_MAX bytes of
+ * a regular file (untrusted_read(): the same bounded read that jail
+ * files get); *OUT NULL when there is no such file. */
 static int read_file(const char *path, char **out, struct cell_err *e)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	cleanup_free char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len;
 
 	*out = NULL;
-	if (fd < 0)
-		return errno == ENOENT ? 0 : cell_err_set(e, errno, "read %s", path);
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			char *nb;
-
-			if (cap >= ETC_MAX)
-				return cell_err_set(e, EFBIG, "read %s", path);
-			nb = realloc(buf, cap = cap * 2 + 8192);
-			if (nb == NULL)
-				return cell_err_set(e, ENOMEM, "read %s", path);
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cell_err_set(e, errno, "read %s", path);
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*out = take_ptr(&buf);
-	return 0;
+	if (untrusted_read(AT_FDCWD, path, 0, ETC_MAX, out, &len, e) == 0)
+		return 0;
+	*out = NULL;
+	return e->errnum == ENOENT ? 0 : -1;
 }
 
 /* The next line of *P (NUL-terminated in place), or NULL at the end. */

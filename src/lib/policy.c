@@ -198,7 +198,7 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	m->nmasked = s->rootfs != NULL ? POLICY_MASKED_KERNEL
 				       : sizeof(policy_masked) / sizeof(policy_masked[0]);
 	m->mask_ssh_host_keys = s->rootfs == NULL;
-	m->policy_mounts = true;
+	m->hide_state_root = true;
 	/* Only the standard devices, where device nodes could be found. */
 	return devices_add_standard(s, e);
 }

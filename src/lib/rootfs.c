@@ -882,7 +882,7 @@ static int setup_tree_protections(int root, const struct jail_spec *s, const cha
 	/* A bind onto one key file stacks over its mask. */
 	if (ret == 0 && mech->mask_ssh_host_keys && !bind_covers(s, "/etc/ssh"))
 		ret = mask_ssh_host_keys(root, m, e);
-	if (ret == 0 && mech->policy_mounts)
+	if (ret == 0 && mech->hide_state_root)
 		ret = mask_state_root(root, s, attach, m, e);
 	return ret;
 }

@@ -132,7 +132,7 @@ struct jail_mechanisms {
 	const char *const *masked;
 	size_t nmasked;
 	bool mask_ssh_host_keys; /* and /etc/ssh/ssh_host_*_key (the embedded root) */
-	bool policy_mounts;	 /* cell's state root masked where the tree shows it */
+	bool hide_state_root;	 /* cell's state root masked where the tree shows it */
 };
 
 /*

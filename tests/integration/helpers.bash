@@ -29,6 +29,21 @@ HOST_PID=$(readlink /proc/self/ns/pid)
 JAIL_GUARD_SH='u=$(readlink /proc/self/ns/uts) && p=$(readlink /proc/self/ns/pid) &&
 [ -n "$u" ] && [ -n "$p" ] && [ -n "$HOST_UTS" ] && [ -n "$HOST_PID" ] &&
 [ "$u" != "$HOST_UTS" ] && [ "$p" != "$HOST_PID" ] || exit 99'
+# JAIL_GUARD_PY: the same guard first in a jail's python3 -c, with the
+# modules the probes use and try_call(NAME, F, ARGS...), which prints
+# "NAME ok" or "NAME ERRNO" (EPERM...) of F(ARGS...).
+JAIL_GUARD_PY='import ctypes, errno, os, socket, sys
+if (not os.environ.get("HOST_UTS") or not os.environ.get("HOST_PID") or
+        os.readlink("/proc/self/ns/uts") == os.environ["HOST_UTS"] or
+        os.readlink("/proc/self/ns/pid") == os.environ["HOST_PID"]):
+    sys.exit(99)
+def try_call(name, f, *args):
+    try:
+        f(*args)
+        print(name, "ok", flush=True)
+    except OSError as e:
+        print(name, errno.errorcode[e.errno], flush=True)
+'
 
 # cell_cgroup_leaf NAME: the name of jail NAME's cgroups under $STATE,
 # cell-HASH-NAME (HASH: FNV-1a of the state root, as cgroup.c): tests look

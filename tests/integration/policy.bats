@@ -16,12 +16,7 @@ GUARD_SH=$JAIL_GUARD_SH # helpers.bash
 # The python guard, and try_call(NAME, FUNC, ARG...) / try_sys(NAME,
 # ARG...), which print NAME and "ok" or the errno's name.  System call
 # numbers are x86_64's.
-GUARD_PY='import ctypes, errno, os, sys
-if (not os.environ.get("HOST_UTS") or not os.environ.get("HOST_PID") or
-        os.readlink("/proc/self/ns/uts") == os.environ["HOST_UTS"] or
-        os.readlink("/proc/self/ns/pid") == os.environ["HOST_PID"]):
-    sys.exit(99)
-libc = ctypes.CDLL(None, use_errno=True)
+GUARD_PY="$JAIL_GUARD_PY"'libc = ctypes.CDLL(None, use_errno=True)
 NR = {"mount": 165, "umount2": 166, "pivot_root": 155, "fsopen": 430,
       "open_tree": 428, "move_mount": 429, "mount_setattr": 442,
       "swapon": 167, "reboot": 169, "kexec_load": 246, "init_module": 175,
@@ -36,12 +31,6 @@ def try_sys(name, *args):
     r = libc.syscall(ctypes.c_long(NR[name]), *map(arg, args))
     print(name, "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()], flush=True)
     return r
-def try_call(name, func, *args):
-    try:
-        func(*args)
-        print(name, "ok", flush=True)
-    except OSError as e:
-        print(name, errno.errorcode[e.errno], flush=True)
 '
 
 # POLICY_USERNS=host runs the whole battery with --userns host too

@@ -8,18 +8,7 @@
 # directory of the test's own, bound in.
 load ../integration/helpers
 
-GUARD_PY='import errno, os, sys
-if (not os.environ.get("HOST_UTS") or not os.environ.get("HOST_PID") or
-        os.readlink("/proc/self/ns/uts") == os.environ["HOST_UTS"] or
-        os.readlink("/proc/self/ns/pid") == os.environ["HOST_PID"]):
-    sys.exit(99)
-def t(name, f):
-    try:
-        f()
-        print(name, "ok")
-    except OSError as e:
-        print(name, errno.errorcode[e.errno])
-'
+GUARD_PY=$JAIL_GUARD_PY
 
 jail_py() {
 	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" --bind "$WORK/w:/tmp/w" -- \
@@ -36,14 +25,14 @@ teardown() { cell_teardown; }
 
 @test "a jail cannot make a setuid or setgid file: EPERM, and the file stays as it was" {
 	run jail_py '
-t("chmod u+s", lambda: os.chmod("/tmp/w/f", 0o4755))
-t("chmod g+s", lambda: os.chmod("/tmp/w/f", 0o2755))
-t("fchmod u+s", lambda: os.fchmod(os.open("/tmp/w/f", os.O_RDONLY), 0o4755))
-t("chmod 0755", lambda: os.chmod("/tmp/w/f", 0o755))
-t("creat u+s", lambda: os.close(os.open("/tmp/w/g", os.O_CREAT | os.O_WRONLY, 0o4755)))
-t("creat g+s", lambda: os.close(os.open("/tmp/w/g", os.O_CREAT | os.O_WRONLY, 0o2755)))
-t("creat 0644", lambda: os.close(os.open("/tmp/w/h", os.O_CREAT | os.O_WRONLY, 0o644)))
-t("mknod u+s", lambda: os.mknod("/tmp/w/n", 0o104755))'
+try_call("chmod u+s", lambda: os.chmod("/tmp/w/f", 0o4755))
+try_call("chmod g+s", lambda: os.chmod("/tmp/w/f", 0o2755))
+try_call("fchmod u+s", lambda: os.fchmod(os.open("/tmp/w/f", os.O_RDONLY), 0o4755))
+try_call("chmod 0755", lambda: os.chmod("/tmp/w/f", 0o755))
+try_call("creat u+s", lambda: os.close(os.open("/tmp/w/g", os.O_CREAT | os.O_WRONLY, 0o4755)))
+try_call("creat g+s", lambda: os.close(os.open("/tmp/w/g", os.O_CREAT | os.O_WRONLY, 0o2755)))
+try_call("creat 0644", lambda: os.close(os.open("/tmp/w/h", os.O_CREAT | os.O_WRONLY, 0o644)))
+try_call("mknod u+s", lambda: os.mknod("/tmp/w/n", 0o104755))'
 	[ "$status" -eq 0 ]
 	[ "$output" = "chmod u+s EPERM
 chmod g+s EPERM
@@ -63,7 +52,7 @@ mknod u+s EPERM" ]
 	# A version 2 capability set of CAP_NET_RAW, as setcap writes it.
 	run jail_py '
 cap = bytes([0, 0, 0, 2, 0, 32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
-t("setxattr security.capability", lambda: os.setxattr("/tmp/w/f", "security.capability", cap))'
+try_call("setxattr security.capability", lambda: os.setxattr("/tmp/w/f", "security.capability", cap))'
 	[ "$status" -eq 0 ]
 	[ "$output" = "setxattr security.capability EPERM" ]
 	# The host's view: no capability on the file.

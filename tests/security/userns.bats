@@ -15,18 +15,7 @@
 # quota only (never under --userns host, where it would take root's).
 load ../integration/helpers
 
-GUARD_PY='import ctypes, errno, os, socket, sys
-if (not os.environ.get("HOST_UTS") or not os.environ.get("HOST_PID") or
-        os.readlink("/proc/self/ns/uts") == os.environ["HOST_UTS"] or
-        os.readlink("/proc/self/ns/pid") == os.environ["HOST_PID"]):
-    sys.exit(99)
-def try_call(name, f, *args):
-    try:
-        f(*args)
-        print(name, "ok", flush=True)
-    except OSError as e:
-        print(name, errno.errorcode[e.errno], flush=True)
-'
+GUARD_PY=$JAIL_GUARD_PY
 
 jail_sh() {
 	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \

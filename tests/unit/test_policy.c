@@ -57,7 +57,7 @@ static void defaults_fill_every_mechanism(void **state)
 	assert_int_equal(s.mech.landlock, LANDLOCK_SCOPE_ABSTRACT | LANDLOCK_SCOPE_SIGNALS);
 	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_DEFAULT);
 	assert_true(s.mech.pin_priority);
-	assert_true(s.mech.policy_mounts);
+	assert_true(s.mech.hide_state_root);
 	assert_true(has(s.mech.readonly, s.mech.nreadonly, "/proc/sys"));
 	assert_true(has(s.mech.masked, s.mech.nmasked, "/proc/kcore"));
 	assert_true(has(s.mech.masked, s.mech.nmasked, "/sys/firmware"));
@@ -90,7 +90,7 @@ static void without_the_policy_only_namespaces_remain(void **state)
 	assert_false(s.proc.no_new_privs);
 	assert_int_equal(s.mech.seccomp, JAIL_SECCOMP_NONE);
 	assert_int_equal(s.mech.landlock, 0);
-	assert_false(s.mech.policy_mounts);
+	assert_false(s.mech.hide_state_root);
 	assert_int_equal(s.mech.nmasked, 0);
 	assert_int_equal(s.mech.nreadonly, 0);
 	/* Its own ids still; the host's network is not its to own. */
