@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "err.h"
 #include "spec.h"
 
@@ -33,6 +35,24 @@ struct launch_opts {
 	 * goes on when it returns 0, the launch fails when -1. */
 	int (*on_hold)(enum launch_hold where, pid_t pid, void *ctx, struct cell_err *e);
 	void *ctx;
+
+	/* OCI create: the launch returns once the jail's process is
+	 * "created": everything done but its exec, for which it waits on
+	 * the fifo "exec.fifo" of its state directory (jail_start()).  The
+	 * process outlives the launch (as detach). */
+	bool stop_created;
+	/* Detached, the process's stdin, stdout and stderr stay the
+	 * caller's (OCI without a terminal), not /dev/null and the log. */
+	bool keep_stdio;
+	/* With a terminal: the pty's master goes to this unix socket
+	 * (SCM_RIGHTS, as runc sends it) and cell relays nothing. */
+	const char *console_socket;
+	/* The host pid of the jail's process, written (write + rename)
+	 * once it is created or runs. */
+	const char *pid_file;
+	/* Keys added to the jail's record (an object, borrowed), e.g. the
+	 * OCI bundle and annotations. */
+	const json_t *record_extra;
 };
 
 /*
@@ -48,5 +68,15 @@ struct launch_opts {
  */
 int jail_run(const struct jail_spec *spec, const struct launch_opts *o, int *status,
 	     struct cell_err *e);
+
+/*
+ * OCI start: lets the created jail NAME of STATE_ROOT go on to run its
+ * command (its exec fifo, written with the jail's state STATE_JSON,
+ * which its startContainer hooks read).  Its record says "running"
+ * before it returns.  Errors: no such jail, not created (running or
+ * stopped), its process gone.
+ */
+int jail_start(const char *state_root, const char *name, const char *state_json,
+	       struct cell_err *e);
 
 #endif

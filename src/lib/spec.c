@@ -27,6 +27,12 @@ void spec_init(struct jail_spec *s)
 	s->net = JAIL_NET_NONE;
 	s->policy = true;
 	s->limits = (struct jail_limits){-1, -1, -1, -1, -1, -1, -1, -1, 0, false};
+	s->res = (struct jail_resources){.cpu_shares = -1,
+					 .cpu_quota = -1,
+					 .cpu_period = -1,
+					 .memory_reservation = -1,
+					 .memory_swappiness = -1,
+					 .blkio_weight = -1};
 }
 
 static void free_strv(char **v)
@@ -38,8 +44,84 @@ static void free_strv(char **v)
 	free(v);
 }
 
+static void free_kv(struct jail_sysctl *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+void spec_seccomp_rules_free(struct jail_seccomp_rules *r)
+{
+	if (r == NULL)
+		return;
+	free(r->archs);
+	free(r->listener_path);
+	free(r->listener_metadata);
+	for (size_t i = 0; i < r->nsyscalls; i++) {
+		free_strv(r->syscalls[i].names);
+		free(r->syscalls[i].args);
+	}
+	free(r->syscalls);
+	free(r);
+}
+
+/* What only an OCI config gives (the lists of struct jail_mechanisms
+ * and the process's extras). */
+static void free_oci_lists(struct jail_spec *s)
+{
+	struct jail_mechanisms *m = &s->mech;
+
+	if (m->paths_owned) {
+		for (size_t i = 0; i < m->nreadonly; i++)
+			free((char *)m->readonly[i]);
+		for (size_t i = 0; i < m->nmasked; i++)
+			free((char *)m->masked[i]);
+		free((void *)m->readonly);
+		free((void *)m->masked);
+	}
+	for (size_t i = 0; i < m->nns_join; i++)
+		free(m->ns_join[i].path);
+	free(m->ns_join);
+	free(m->uid_map);
+	free(m->gid_map);
+	for (size_t i = 0; i < m->nmounts; i++) {
+		free(m->mounts[i].type);
+		free(m->mounts[i].source);
+		free(m->mounts[i].destination);
+		free(m->mounts[i].data);
+		free(m->mounts[i].uid_map);
+		free(m->mounts[i].gid_map);
+	}
+	free(m->mounts);
+	for (size_t i = 0; i < m->ndev_nodes; i++)
+		free(m->dev_nodes[i].path);
+	free(m->dev_nodes);
+	free_kv(m->sysctls, m->nsysctls);
+	spec_seccomp_rules_free(m->seccomp_rules);
+	for (int p = 0; p < JAIL_HOOK_NPOINTS; p++) {
+		for (size_t i = 0; i < m->nhooks[p]; i++) {
+			free(m->hooks[p][i].path);
+			free_strv(m->hooks[p][i].args);
+			free_strv(m->hooks[p][i].env);
+		}
+		free(m->hooks[p]);
+	}
+	free(s->proc.groups);
+	free(s->proc.rlimits);
+	free(s->proc.apparmor_profile);
+	free(s->proc.selinux_label);
+	free(s->cgroup_path);
+	free(s->res.cpuset_cpus);
+	free(s->res.cpuset_mems);
+	free_kv(s->res.unified, s->res.nunified);
+}
+
 void spec_free(struct jail_spec *s)
 {
+	free_oci_lists(s);
 	free(s->name);
 	free(s->hostname);
 	free(s->domainname);

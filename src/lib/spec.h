@@ -62,6 +62,19 @@ struct jail_limits {
 	bool has_nice;
 };
 
+/* Resources beyond the jail CLI's limits (an OCI config's
+ * linux.resources); -1 / NULL: not set. */
+struct jail_resources {
+	long long cpu_shares;		 /* v1 cpu.shares; v2 cpu.weight converted */
+	long long cpu_quota, cpu_period; /* microseconds; set, they win over cpus_milli */
+	char *cpuset_cpus, *cpuset_mems; /* "0-1" */
+	long long memory_reservation;	 /* bytes, the soft limit */
+	long long memory_swappiness;	 /* v1 only */
+	long long blkio_weight;		 /* 10..1000 */
+	struct jail_sysctl *unified;	 /* v2: file name = value */
+	size_t nunified;
+};
+
 struct jail_bind {
 	char *src; /* host path */
 	char *dst; /* absolute path inside the jail */
@@ -85,6 +98,103 @@ struct jail_device_rule {
 enum jail_seccomp {
 	JAIL_SECCOMP_NONE,    /* no filter */
 	JAIL_SECCOMP_DEFAULT, /* the deny list, but what seccomp_relax lets through */
+	JAIL_SECCOMP_RULES,   /* mech.seccomp_rules, compiled at prepare */
+};
+
+/* seccomp programs from a rule list (an OCI config's linux.seccomp),
+ * compiled with libseccomp when the launch prepares (seccomp_oci.h).
+ * Actions are SCMP_ACT_* values of <seccomp.h> without the errno:
+ * errno_ret says it (-1: the default, EPERM). */
+struct jail_seccomp_arg {
+	unsigned int index; /* 0..5 */
+	uint64_t value, value_two;
+	int op; /* enum scmp_compare (SCMP_CMP_NE ... SCMP_CMP_MASKED_EQ) */
+};
+
+struct jail_seccomp_syscall {
+	char **names; /* NULL-terminated */
+	uint32_t action;
+	int errno_ret;
+	struct jail_seccomp_arg *args;
+	size_t nargs;
+};
+
+struct jail_seccomp_rules {
+	uint32_t default_action;
+	int default_errno; /* -1: EPERM */
+	uint32_t *archs;   /* SCMP_ARCH_* tokens; none: the native one only */
+	size_t narchs;
+	unsigned int flags;  /* SECCOMP_FILTER_FLAG_* (log, spec_allow, ...) */
+	char *listener_path; /* SCMP_ACT_NOTIFY's listener, a unix socket; NULL: none */
+	char *listener_metadata;
+	struct jail_seccomp_syscall *syscalls;
+	size_t nsyscalls;
+};
+
+/* A namespace of the jail, made new or joined (CLONE_NEW* type). */
+struct jail_namespace {
+	int type;   /* one CLONE_NEW* */
+	char *path; /* NULL: a new one; else a namespace file to setns() into */
+};
+
+/* One line of a user namespace's uid_map or gid_map. */
+struct jail_idmap {
+	uint32_t inside, outside, count;
+};
+
+/*
+ * One mount of the jail's tree, in order, over its root (an OCI config's
+ * mounts).  Destinations are resolved inside the root, never following
+ * a symlink; a bind's missing destination is made (a directory, or an
+ * empty file for a file source).
+ */
+struct jail_mount {
+	char *type;	     /* "bind" (with MS_BIND in flags), "proc", "tmpfs", ... */
+	char *source;	     /* host path for binds; the fs source otherwise */
+	char *destination;   /* absolute, inside the jail */
+	unsigned long flags; /* MS_RDONLY MS_NOSUID MS_NODEV MS_NOEXEC MS_NOATIME
+			      * MS_NODIRATIME MS_RELATIME MS_STRICTATIME MS_BIND
+			      * MS_REC MS_SYNCHRONOUS MS_DIRSYNC MS_MANDLOCK */
+	unsigned long clear; /* attributes the options clear ("rw", "suid", "dev", "exec"...) */
+	unsigned long propagation; /* MS_PRIVATE/MS_SLAVE/MS_SHARED/MS_UNBINDABLE (| MS_REC); 0: as
+				      made */
+	char *data; /* the filesystem's options ("mode=755,size=65536k"); NULL: none */
+	struct jail_idmap *uid_map, *gid_map; /* an idmapped bind; none: plain */
+	size_t nuid_map, ngid_map;
+};
+
+/* A device node made in the jail's /dev (OCI linux.devices; the default
+ * set for jails that list their mounts). */
+struct jail_device_node {
+	char *path; /* absolute, inside the jail */
+	char type;  /* 'c', 'b', 'u' (= 'c'), 'p' (fifo) */
+	long long major, minor;
+	mode_t mode; /* permission bits */
+	uid_t uid;
+	gid_t gid;
+};
+
+struct jail_sysctl {
+	char *key; /* "net.ipv4.ip_forward" */
+	char *value;
+};
+
+/* Where the runtime runs hooks (OCI config's hooks). */
+enum jail_hook_point {
+	JAIL_HOOK_PRESTART,	    /* deprecated: as createRuntime */
+	JAIL_HOOK_CREATE_RUNTIME,   /* runtime's namespaces, root built, before pivot_root */
+	JAIL_HOOK_CREATE_CONTAINER, /* the jail's namespaces, before pivot_root */
+	JAIL_HOOK_START_CONTAINER,  /* in the jail, after start, before the payload's exec */
+	JAIL_HOOK_POSTSTART,	    /* runtime's namespaces, once the payload runs */
+	JAIL_HOOK_POSTSTOP,	    /* runtime's namespaces, when the jail is deleted */
+	JAIL_HOOK_NPOINTS
+};
+
+struct jail_hook {
+	char *path;  /* absolute */
+	char **args; /* NULL-terminated, args[0] included; NULL: { path } */
+	char **env;  /* NULL-terminated; NULL: empty */
+	int timeout; /* seconds; 0: none */
 };
 
 /* The five capability sets of a jail's processes. */
@@ -133,6 +243,43 @@ struct jail_mechanisms {
 	size_t nmasked;
 	bool mask_ssh_host_keys; /* and /etc/ssh/ssh_host_*_key (the embedded root) */
 	bool hide_state_root;	 /* cell's state root masked where the tree shows it */
+	bool paths_owned;	 /* readonly and masked are heap copies spec_free() frees */
+
+	/*
+	 * The lists an OCI config.json gives (oci_config.c); the jail CLI
+	 * and jail files leave them empty, and policy_defaults() does not
+	 * touch them.
+	 */
+	/* Namespaces joined by path (ns_new holds the ones made new). */
+	struct jail_namespace *ns_join;
+	size_t nns_join;
+	/* The user namespace's maps, when ns_new or ns_join has one and
+	 * userns_range does not choose them: cell writes these. */
+	struct jail_idmap *uid_map, *gid_map;
+	size_t nuid_map, ngid_map;
+	/* mounts_given: the tree is the root (read-only unless rw) and
+	 * these mounts, in order, and the device nodes below; not cell's
+	 * built-in /proc /dev /sys /tmp set. */
+	bool mounts_given;
+	unsigned long
+		root_propagation; /* MS_* of the root's mount (rootfsPropagation); 0: private */
+	struct jail_mount *mounts;
+	size_t nmounts;
+	struct jail_device_node *dev_nodes;
+	size_t ndev_nodes;
+	struct jail_sysctl *sysctls; /* written once its /proc is mounted */
+	size_t nsysctls;
+	struct jail_seccomp_rules *seccomp_rules; /* JAIL_SECCOMP_RULES */
+	struct jail_hook *hooks[JAIL_HOOK_NPOINTS];
+	size_t nhooks[JAIL_HOOK_NPOINTS];
+	unsigned long personality; /* PER_LINUX or PER_LINUX32, with has_personality */
+	bool has_personality;
+};
+
+/* One RLIMIT_* of a process (OCI process.rlimits). */
+struct jail_rlimit {
+	int resource;		       /* RLIMIT_* */
+	unsigned long long soft, hard; /* RLIM_INFINITY allowed */
 };
 
 /*
@@ -158,6 +305,21 @@ struct jail_process {
 	bool has_caps; /* false: the capabilities are left as they are */
 	struct jail_caps caps;
 	bool no_new_privs;
+
+	/* Supplementary groups: with has_groups exactly these (OCI
+	 * additionalGids), else none (run) or the user's (exec --user). */
+	bool has_groups;
+	gid_t *groups;
+	size_t ngroups;
+	bool has_umask; /* false: the caller's umask */
+	mode_t umask;
+	struct jail_rlimit *rlimits; /* set in the jail before the policy */
+	size_t nrlimits;
+	bool has_oom_score_adj;
+	int oom_score_adj;
+	unsigned short console_rows, console_cols; /* the pty's size; 0: the caller's */
+	char *apparmor_profile;			   /* applied where AppArmor is on; NULL: none */
+	char *selinux_label;			   /* applied where SELinux is on; NULL: none */
 };
 
 struct jail_spec {
@@ -180,6 +342,12 @@ struct jail_spec {
 	unsigned int allow; /* enum jail_allow bits */
 	struct jail_limits limits;
 	char *cgroup_parent; /* NULL: beneath cell's own cgroup */
+	/* The jail's cgroup exactly (an OCI config's cgroupsPath: absolute,
+	 * below each hierarchy's root; relative, below cell's own cgroup);
+	 * with it the jail always has cgroups.  NULL: cell names them. */
+	char *cgroup_path;
+	bool cgroup_always; /* cgroups even without a limit (OCI) */
+	struct jail_resources res;
 
 	/* The devices cgroup's rules; none: no devices cgroup. */
 	struct jail_device_rule *devices;
@@ -190,6 +358,7 @@ struct jail_spec {
 
 void spec_init(struct jail_spec *s);
 void spec_free(struct jail_spec *s);
+void spec_seccomp_rules_free(struct jail_seccomp_rules *r);
 
 /* Appends a copy of *R to the device rules, checking its fields. */
 int spec_add_device_rule(struct jail_spec *s, const struct jail_device_rule *r, struct cell_err *e);
