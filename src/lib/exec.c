@@ -136,6 +136,7 @@ static noreturn void exec_process(const struct exec_child *c)
 		.outlive_cell = false,
 		.umask = c->umask,
 		.sigmask = c->parent,
+		.created_fd = -1,
 	};
 	process_finish(&f);
 }
