@@ -564,18 +564,21 @@ static const char *const hook_names[JAIL_HOOK_NPOINTS] = {
 
 /* ---- what cell refuses -------------------------------------------- */
 
-/* Whether V holds a value: not null, false, 0, "", [] or {} (nor an
- * object of only such members). */
+/* Whether V holds a value: not null, false, 0, "", [] or {}, nor an
+ * object whose members hold none; a member that is an object counts
+ * whatever it holds (a key of netDevices or rdma names a device). */
 static bool has_value(const json_t *v)
 {
 	const char *k;
 	json_t *m;
 
+	if (v == NULL)
+		return false;
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		json_object_foreach((json_t *)v, k, m)
 		{
-			if (has_value(m))
+			if (json_is_object(m) || has_value(m))
 				return true;
 		}
 		return false;
