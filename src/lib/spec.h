@@ -161,6 +161,8 @@ struct jail_mount {
 	char *data; /* the filesystem's options ("mode=755,size=65536k"); NULL: none */
 	struct jail_idmap *uid_map, *gid_map; /* an idmapped bind; none: plain */
 	size_t nuid_map, ngid_map;
+	bool tmpcopyup; /* a tmpfs filled with what the root had at its destination
+			 * (runc's "tmpcopyup", podman's --read-only tmpfs mounts) */
 };
 
 /* A device node made in the jail's /dev (OCI linux.devices; the default
