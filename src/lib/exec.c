@@ -275,7 +275,8 @@ int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *sta
 	 * parameters. */
 	if (policy_defaults(s, e) < 0)
 		goto out;
-	policy_for_exec(s, &policy);
+	if (policy_for_exec(s, &policy, e) < 0)
+		goto out;
 	c.policy = &policy;
 	c.join_user = userns_to_join(&j, e);
 	if (c.join_user < 0)
@@ -325,6 +326,7 @@ int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *sta
 	ret = 0;
 out:
 	run_close(&r, sv);
+	policy_free(&policy);
 	if (cgfd >= 0)
 		close(cgfd);
 	if (opened)

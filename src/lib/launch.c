@@ -573,9 +573,9 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 
 	if (rootfs_check(s, &l->child.pin, e) < 0 || rlimit_check(s, e) < 0 ||
-	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0 || open_joined(l, e) < 0)
+	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0 || open_joined(l, e) < 0 ||
+	    policy_build(s, &l->child.policy, e) < 0)
 		return -1;
-	policy_build(s, &l->child.policy);
 	return 0;
 }
 
@@ -586,6 +586,7 @@ static void undo_prepare(struct launch *l)
 	for (size_t i = 0; i < c->njoin; i++)
 		close(c->join_fd[i]);
 	c->njoin = 0;
+	policy_free(&c->policy);
 }
 
 /* state: the jail's directory, created, locked, with its JID. */
