@@ -791,6 +791,7 @@ static int process_caps(const json_t *proc, struct jail_process *p, struct cell_
 		return -1;
 	/* Absent, or a set absent: empty, not "as they are". */
 	p->has_caps = true;
+	p->caps_exact = true;
 	memset(c, 0, sizeof(*c));
 	if (caps == NULL)
 		return 0;

@@ -338,8 +338,14 @@ int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_
 	/* A setuid or file-capability binary in the jail gains nothing. */
 	if (proc->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "set no_new_privs");
-	if (proc->has_caps && (caps_drop_bounding(proc->caps.bounding, e) < 0 ||
-			       caps_set(proc->caps.permitted, e) < 0))
+	/* An OCI process's sets come once its user is set (process.c);
+	 * until then it keeps root's, across that change. */
+	if (proc->has_caps && proc->caps_exact &&
+	    (caps_drop_bounding(proc->caps.bounding, e) < 0 || caps_keep(e) < 0))
+		return -1;
+	if (proc->has_caps && !proc->caps_exact &&
+	    (caps_drop_bounding(proc->caps.bounding, e) < 0 ||
+	     caps_set(proc->caps.permitted, e) < 0))
 		return -1;
 	if (p->landlock != 0 && landlock_scope(p->landlock, &scoped, e) < 0)
 		return -1;
@@ -367,5 +373,12 @@ int policy_verify(const struct policy *p, struct cell_err *e)
 
 int policy_apply_caps(const struct policy *p, struct cell_err *e)
 {
-	return p->proc->has_caps ? caps_set(p->proc->caps.permitted, e) : 0;
+	const struct jail_process *proc = p->proc;
+
+	if (!proc->has_caps)
+		return 0;
+	if (proc->caps_exact)
+		return caps_set_exact(proc->caps.effective, proc->caps.permitted,
+				      proc->caps.inheritable, proc->caps.ambient, e);
+	return caps_set(proc->caps.permitted, e);
 }

@@ -331,7 +331,7 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 		return -1;
 	/* A uid change empties the permitted set: the kept caps again. */
 	if (process_set_user(s, e) < 0 ||
-	    (s->proc.has_user && policy_apply_caps(f->policy, e) < 0) ||
+	    ((s->proc.has_user || s->proc.caps_exact) && policy_apply_caps(f->policy, e) < 0) ||
 	    process_set_workdir(s, e) < 0)
 		return -1;
 	if (f->rearm_deathsig)

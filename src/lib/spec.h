@@ -305,6 +305,11 @@ struct jail_process {
 	/* The five capability sets and no_new_privs: policy_defaults() fills
 	 * them from the policy's parameters. */
 	bool has_caps; /* false: the capabilities are left as they are */
+	/* The five sets hold as given whatever the user (an OCI process):
+	 * the bounding set drops with the policy, the rest once the user is
+	 * set; else the jail CLI's model (one kept set, emptied for a user
+	 * other than root). */
+	bool caps_exact;
 	struct jail_caps caps;
 	bool no_new_privs;
 
