@@ -619,6 +619,10 @@ static int stage_ids(struct launch *l, struct cell_err *e)
 	if (s->mech.userns_range &&
 	    idrange_acquire(l->opts->state_root, s->name, l->jail.dirfd, &l->ids, e) < 0)
 		return cell_err_prefix(e, "jail %s", s->name);
+	l->child.own.uid_map = s->mech.uid_map;
+	l->child.own.nuid_map = s->mech.nuid_map;
+	l->child.own.gid_map = s->mech.gid_map;
+	l->child.own.ngid_map = s->mech.ngid_map;
 	return ns_own_start(&l->child.own, s->mech.userns_owns, &l->ids, e);
 }
 
