@@ -1288,6 +1288,8 @@ int cgroup_mount_jail(const struct cgroup *cg, const char *dest, bool ro, struct
 
 	if (ops(cg) == NULL)
 		return 0;
+	if (dest == NULL)
+		return ops(cg)->mount_jail(cg, -1, CGROUP_JAIL_MOUNT, ro, e);
 	if (dest[0] != '/')
 		return cell_err_set(e, EINVAL, "cgroup mount point %s: not absolute", dest);
 	fd = open_dest(dest, e);

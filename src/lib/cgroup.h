@@ -178,7 +178,9 @@ int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e);
 
 /* Inside the jail, after the root switch, in its cgroup namespace:
  * mounts its own cgroups at DEST (an absolute path in the jail, made if
- * missing, no symlink followed; CGROUP_JAIL_MOUNT for the jail CLI),
+ * missing, no symlink followed, each mount attached through a
+ * descriptor); NULL: at CGROUP_JAIL_MOUNT of the fresh sysfs the jail
+ * CLI's jails get, by path as before (no symlink can be there),
  * read-only when RO, so that the usual files (pids.max,
  * memory.limit_in_bytes, memory.max...) show its limits.  v1: a tmpfs
  * with one cgroup mount per controller; v2: cgroup2.  Nothing for a jail

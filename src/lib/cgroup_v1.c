@@ -555,18 +555,49 @@ static int fresh_tmpfs(int dest, const char *target, struct cell_err *e)
 	return mnt;
 }
 
+/* The jail CLI's place, in the fresh sysfs cell mounted (no symlink
+ * can be there): by path, with mount(2), the fewest system calls on the
+ * start path. */
+static int mount_at_path(const struct cgroup *cg, const char *target, bool ro, struct cell_err *e)
+{
+	const unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | (ro ? MS_RDONLY : 0);
+
+	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755") < 0)
+		return cell_err_set(e, errno, "mount tmpfs on %s", target);
+	for (int c = 0; c < CGROUP_NCTRL; c++) {
+		const char *opts = cg->opts[c];
+		char path[PATH_MAX];
+
+		if (cg->dir[c] == NULL)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", target, cgroup_ctrls[c].name);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return cell_err_set(e, errno, "mkdir %s", path);
+		if (mount("cgroup", path, "cgroup", flags, opts) < 0)
+			return cell_err_set(e, errno, "mount cgroup %s on %s", opts, path);
+	}
+	if (ro && mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | flags, NULL) < 0)
+		return cell_err_set(e, errno, "remount %s read-only", target);
+	return 0;
+}
+
 /* A tmpfs holding one mount per controller, like the host's.  A v1
  * mount in a cgroup namespace must name its hierarchy's controllers
  * exactly ("cpu,cpuacct" where they share one), as read by the parent
- * from the host's mountinfo.  Read-only, the tmpfs is made so last. */
+ * from the host's mountinfo.  Read-only, the tmpfs is made so last.
+ * Anywhere but the jail CLI's place (DEST -1), every mount is attached
+ * through a descriptor: no path in the jail's tree is walked twice. */
 static int mount_jail(const struct cgroup *cg, int dest, const char *target, bool ro,
 		      struct cell_err *e)
 {
 	const unsigned int attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
 				   (ro ? MOUNT_ATTR_RDONLY : 0);
 	struct mount_attr rdonly = {.attr_set = MOUNT_ATTR_RDONLY};
-	cleanup_close int top = fresh_tmpfs(dest, target, e);
+	cleanup_close int top = -1;
 
+	if (dest < 0)
+		return mount_at_path(cg, target, ro, e);
+	top = fresh_tmpfs(dest, target, e);
 	if (top < 0)
 		return -1;
 	for (int c = 0; c < CGROUP_NCTRL; c++) {

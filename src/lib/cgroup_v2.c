@@ -525,15 +525,23 @@ static void usage(const struct cgroup *cg, struct cgroup_usage *u)
 }
 
 /* A fresh cgroup2, whose root in the jail's cgroup namespace is the
- * jail's cgroup, attached on DEST. */
+ * jail's cgroup, attached on DEST (-1: at TARGET, the jail CLI's). */
 static int mount_jail(const struct cgroup *cg, int dest, const char *target, bool ro,
 		      struct cell_err *e)
 {
 	const unsigned int attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
 				   (ro ? MOUNT_ATTR_RDONLY : 0);
-	cleanup_close int fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
+	cleanup_close int fs = -1;
 	cleanup_close int mnt = -1;
 
+	if (dest < 0) {
+		/* The jail CLI's place, in its fresh sysfs: by path. */
+		if (mount("cgroup2", target, "cgroup2",
+			  MS_NOSUID | MS_NODEV | MS_NOEXEC | (ro ? MS_RDONLY : 0), NULL) < 0)
+			return cell_err_set(e, errno, "mount cgroup2 on %s", target);
+		return 0;
+	}
+	fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
 	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "source", "cgroup2", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
 	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs)) < 0 ||

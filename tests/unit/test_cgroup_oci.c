@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -709,6 +711,77 @@ static void a_cgroup_path_with_processes_is_refused_on_a_v1_host(void **state)
 	assert_int_equal(cgroup_remove_dir(dir), 0);
 }
 
+/* In a child with a private mount namespace: the jail's cgroups mounted
+ * at an OCI mount's destination, its missing directories made; the
+ * result read-only with one directory per controller; a destination
+ * through a symlink refused.  0 when all holds, else the step that
+ * failed. */
+static int mount_at_destination(struct cgroup *cg, const char *tmp)
+{
+	char dest[256], link[256], probe[300];
+	struct cell_err e;
+	struct stat st;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return 2;
+	snprintf(dest, sizeof(dest), "%s/sys/fs/cgroup", tmp);
+	if (cgroup_mount_jail(cg, dest, true, &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 3;
+	}
+	snprintf(probe, sizeof(probe), "%s/pids/cgroup.procs", dest);
+	if (stat(probe, &st) < 0)
+		return 4;
+	snprintf(probe, sizeof(probe), "%s/new", dest);
+	if (mkdir(probe, 0755) == 0 || errno != EROFS)
+		return 5;
+	/* Read-write when asked. */
+	snprintf(dest, sizeof(dest), "%s/rw", tmp);
+	if (cgroup_mount_jail(cg, dest, false, &e) < 0)
+		return 6;
+	snprintf(probe, sizeof(probe), "%s/new", dest);
+	if (mkdir(probe, 0755) < 0 || rmdir(probe) < 0)
+		return 7;
+	/* A symlink on the way is never followed. */
+	snprintf(link, sizeof(link), "%s/link", tmp);
+	if (symlink(tmp, link) < 0)
+		return 8;
+	snprintf(dest, sizeof(dest), "%s/link/elsewhere", tmp);
+	if (cgroup_mount_jail(cg, dest, true, &e) == 0 || e.errnum != ELOOP)
+		return 9;
+	snprintf(probe, sizeof(probe), "%s/elsewhere", tmp);
+	return access(probe, F_OK) == 0 ? 10 : 0;
+}
+
+static void the_jails_cgroups_mount_at_an_oci_destination(void **state)
+{
+	struct jail_spec s;
+	struct cgroup cg;
+	struct cell_err e;
+	char *tmp;
+	pid_t pid;
+	int status;
+
+	if (!v1_host_as_root())
+		skip();
+	spec_init(&s);
+	s.name = strdup("unit");
+	s.limits.nrtask = 8;
+	assert_int_equal(cgroup_plan(&cg, &s, "/tmp/unit-mount-state", &e), 0);
+	tmp = tmp_root();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(mount_at_destination(&cg, tmp));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	rm_tree(tmp);
+	free(tmp);
+	cgroup_release(&cg);
+	spec_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -729,6 +802,7 @@ int main(void)
 		cmocka_unit_test(the_pids_of_a_jail_are_every_cgroups_beneath_it_sorted_once),
 		cmocka_unit_test(a_container_at_a_cgroup_path_on_a_v1_host),
 		cmocka_unit_test(a_cgroup_path_with_processes_is_refused_on_a_v1_host),
+		cmocka_unit_test(the_jails_cgroups_mount_at_an_oci_destination),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
