@@ -1464,10 +1464,10 @@ int cgroup_update_resources(const struct cgroup *cg, const struct jail_limits *l
 	/* Every setting checked before any is written. */
 	for (int c = 0; c < CGROUP_NCTRL; c++)
 		if ((want & 1U << c) && ops(cg)->ctrl_dir(cg, c) == NULL)
-			return cell_err_set(e, ENOENT, "update: the jail has no %s cgroup",
+			return cell_err_set(e, ENOENT, "the jail has no %s cgroup",
 					    cgroup_ctrls[c].name);
 	if (ops(cg)->set_limits(cg, l, skip_cpus, e) < 0 || ops(cg)->resources(cg, r, e) < 0)
-		return cell_err_prefix(e, "update");
+		return -1;
 	return 0;
 }
 

@@ -480,8 +480,7 @@ static void update_refuses_a_setting_without_its_cgroup_before_writing_any(void 
 	l.nrtask = 10;
 	r.blkio_weight = 100;
 	assert_int_equal(cgroup_update_resources(&cg, &l, &r, &e), -1);
-	assert_string_equal(e.msg,
-			    "update: the jail has no blkio cgroup: No such file or directory");
+	assert_string_equal(e.msg, "the jail has no blkio cgroup: No such file or directory");
 	assert_string_equal(got(cg.dir[CGROUP_PIDS], "pids.max"), "");
 	r = no_resources();
 	assert_int_equal(cgroup_update_resources(&cg, &l, &r, &e), 0);
