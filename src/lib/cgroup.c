@@ -18,6 +18,12 @@
  *   --cpus       cpu/.../cpu.cfs_quota_us (+period)     cpu.max
  *   device rules devices/.../devices.deny, .allow       an eBPF device program
  *   (stop)       freezer/.../freezer.state              cgroup.freeze, cgroup.kill
+ *   cpu shares   cpu/.../cpu.shares                     cpu.weight (converted)
+ *   quota/period cpu/.../cpu.cfs_quota_us, _period_us   cpu.max
+ *   cpuset       cpuset/.../cpuset.cpus, .mems          cpuset.cpus, .mems
+ *   reservation  memory/.../memory.soft_limit_in_bytes  memory.low
+ *   blkio weight blkio/.../blkio.weight or .bfq.weight  io.weight or io.bfq.weight
+ *   unified      (an error)                             each file named
  *
  * and in how the jail gets in: on v2 the clone3() that creates the jail
  * puts it straight into its cgroup (CLONE_INTO_CGROUP); on v1 the parent

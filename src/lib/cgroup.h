@@ -10,13 +10,15 @@
  * for a limit that needs one (--nrtask, --memory, --swap, --cpus), has
  * device rules (a --rootfs or --bind under the policy: devices.c) or
  * names a --cgroup-parent, or when `cell set` adds such a limit later;
- * then also a freezer, so that `cell stop` can hold it still.  The
- * controllers are the rows of cgroup_ctrls[].  They are created beneath the cgroup cell runs in
+ * then also a freezer, so that `cell stop` can hold it still.  An OCI
+ * container (cgroup_path, cgroup_always) always has them, in every
+ * controller of the table the host has.  The controllers are the rows
+ * of cgroup_ctrls[].  They are created beneath the cgroup cell runs in
  * (or the parent; for `cell set`, the one the jail's pid 1 is in), named
- * "cell-<jail name>"
- * ("cell-<hash of the state root>-<name>" under a non-default --root), and
- * removed when the jail ends.  cell never moves another process and
- * never removes a cgroup it did not create.
+ * "cell-<jail name>" ("cell-<hash of the state root>-<name>" under a
+ * non-default --root), or exactly at the cgroup_path (with the parents
+ * cell had to make), and removed when the jail ends.  cell never moves
+ * another process and never removes a cgroup it did not create.
  */
 #ifndef CELL_CGROUP_H
 #define CELL_CGROUP_H
