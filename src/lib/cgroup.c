@@ -1314,6 +1314,8 @@ struct pidv {
 
 static int pidv_add(struct pidv *p, const pid_t *v, size_t n)
 {
+	if (n == 0)
+		return 0; /* V is NULL for an empty cgroup */
 	if (p->n + n > p->cap) {
 		size_t cap = (p->n + n) * 2 + 16;
 		pid_t *nv = realloc(p->v, cap * sizeof(pid_t));
