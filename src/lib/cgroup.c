@@ -193,7 +193,7 @@ int cgroup_check_path(const char *path, struct cell_err *e)
 		size_t n = strcspn(p, "/");
 
 		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return cell_err_set(e, EINVAL, "cgroup path %s: a \"%.*s\" component", path,
+			return cell_err_set(e, 0, "cgroup path %s: a \"%.*s\" component", path,
 					    (int)n, p);
 		named |= n > 0;
 		p += n;
@@ -201,7 +201,7 @@ int cgroup_check_path(const char *path, struct cell_err *e)
 			p++;
 	}
 	if (!named)
-		return cell_err_set(e, EINVAL, "cgroup path \"%s\": names no cgroup", path);
+		return cell_err_set(e, 0, "cgroup path \"%s\": names no cgroup", path);
 	return 0;
 }
 

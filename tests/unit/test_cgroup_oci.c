@@ -156,7 +156,7 @@ static void a_cgroup_path_stays_inside_its_hierarchy(void **state)
 		assert_non_null(strstr(e.msg, "cgroup path"));
 	}
 	assert_int_equal(cgroup_check_path("/a/../b", &e), -1);
-	assert_string_equal(e.msg, "cgroup path /a/../b: a \"..\" component: Invalid argument");
+	assert_string_equal(e.msg, "cgroup path /a/../b: a \"..\" component");
 }
 
 static void unified_settings_name_their_controllers(void **state)
