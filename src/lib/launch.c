@@ -369,7 +369,7 @@ static noreturn void child_main(struct child_ctx *c)
 		child_fail(c, &e);
 	child_stage(c, "identity", 0);
 	child_wait_go(c, &e);
-	if (cgroup_mount_jail(c->cgroup, &e) < 0)
+	if (cgroup_mount_jail(c->cgroup, NULL, true, &e) < 0)
 		child_fail(c, &e);
 	/* Its rlimits and nice value while it is still the host's root: in
 	 * its user namespace, lowering the nice value would need
