@@ -34,6 +34,12 @@
  * The process is the joiner's child in the jail's namespaces and cell's
  * by CLONE_PARENT, so cell waits for it through its pidfd.  It is no
  * freer than the jail's own processes.
+ *
+ * OCI exec (jail_exec_process()) takes the same path with a process given
+ * entirely and the jail's mechanisms from its recorded config; detached,
+ * cell returns at the end of file (the process clears its parent-death
+ * signal just before its execve); with a console socket, the pty's master
+ * the process sends goes there instead of being relayed.
  */
 #include "exec.h"
 
