@@ -81,6 +81,7 @@
 #include <string.h>
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -330,6 +331,16 @@ static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool 
 	init_exec(memfd >= 0 ? 4 : -1, payload, status_fd >= 0 ? 3 : -1);
 }
 
+/* A listed mount of type cgroup: the jail's own cgroups there. */
+static int mount_listed_cgroups(const struct child_ctx *c, struct cell_err *e)
+{
+	const struct jail_mount *m = rootfs_cgroup_mount(c->spec);
+
+	if (m == NULL)
+		return 0;
+	return cgroup_mount_jail(c->cgroup, m->destination, (m->flags & MS_RDONLY) != 0, e);
+}
+
 static noreturn void child_main(struct child_ctx *c)
 {
 	const struct jail_spec *s = c->spec;
@@ -369,7 +380,10 @@ static noreturn void child_main(struct child_ctx *c)
 		child_fail(c, &e);
 	child_stage(c, "identity", 0);
 	child_wait_go(c, &e);
-	if (cgroup_mount_jail(c->cgroup, NULL, true, &e) < 0)
+	/* Its cgroups at /sys/fs/cgroup, or where its list of mounts puts
+	 * them (read-only unless it says rw), or nowhere if it lists none. */
+	if (!s->mech.mounts_given ? cgroup_mount_jail(c->cgroup, NULL, true, &e) < 0
+				  : mount_listed_cgroups(c, &e) < 0)
 		child_fail(c, &e);
 	/* Its rlimits and nice value while it is still the host's root: in
 	 * its user namespace, lowering the nice value would need
