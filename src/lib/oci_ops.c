@@ -311,9 +311,11 @@ int oci_delete(const char *root, const char *id, bool force, struct cell_err *wa
 	if (open_container(root, id, &c, e) < 0)
 		return -1;
 	if ((c.st == OCI_RUNNING || c.st == OCI_PAUSED || c.st == OCI_CREATING) && !force) {
-		cell_err_set(e, EBUSY,
+		/* runc's words, which engines match: no strerror after them. */
+		cell_err_set(e, 0,
 			     "container %s: cannot delete container %s that is not stopped: %s", id,
 			     id, oci_status_name(c.st));
+		e->errnum = EBUSY;
 		goto out;
 	}
 	/* Its poststop hooks from its record, before the record goes; a
