@@ -200,6 +200,8 @@ static int cmd_try(int argc, char **argv)
 		r = syscall(SYS_sethostname, argv[1], strlen(argv[1]));
 	else if (strcmp(s, "open-write") == 0 && argc > 1)
 		r = syscall(SYS_open, argv[1], O_WRONLY | O_CLOEXEC);
+	else if (strcmp(s, "create") == 0 && argc > 1)
+		r = syscall(SYS_open, argv[1], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	else if (strcmp(s, "open-read") == 0 && argc > 1)
 		r = syscall(SYS_open, argv[1], O_RDONLY | O_CLOEXEC);
 	else if (strcmp(s, "chdir") == 0 && argc > 1)

@@ -84,6 +84,8 @@ oci_setup() {
 	OCI_CGROUP_PARENTS=()
 	BG_PIDS=()
 	JQ_ARGS=()
+	# Mounts a test made on the host under $WORK (teardown unmounts them).
+	OCI_HOST_MOUNTS=()
 	oci_config >"$BUNDLE/config.json"
 }
 
@@ -386,6 +388,9 @@ oci_teardown() {
 			errors+=("container process $pid left running")
 			kill -KILL "$pid" 2>/dev/null
 		fi
+	done
+	for mnt in "${OCI_HOST_MOUNTS[@]}"; do
+		umount "$mnt" 2>/dev/null || errors+=("cannot unmount the test's $mnt")
 	done
 	if [ -n "$(leftover_mounts)" ]; then
 		errors+=("mounts left behind: $(leftover_mounts | tr '\n' ' ')")
