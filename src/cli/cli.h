@@ -4,6 +4,7 @@
 #ifndef CELL_CLI_H
 #define CELL_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -11,6 +12,7 @@
 /* Global options, given before the command (as runc). */
 struct cli_global {
 	const char *root; /* state root */
+	bool root_given;  /* --root was given (cell oci takes it too) */
 };
 
 struct cli_command {
@@ -57,5 +59,9 @@ int cmd_set(const struct cli_global *g, int argc, char **argv);
 int cmd_up(const struct cli_global *g, int argc, char **argv);
 int cmd_down(const struct cli_global *g, int argc, char **argv);
 int cmd_logs(const struct cli_global *g, int argc, char **argv);
+/* `cell oci VERB ...`: the OCI runtime front door (oci_main.c). */
+int cmd_oci(const struct cli_global *g, int argc, char **argv);
+/* cell called as "cell-oci": runc's command line, ARGV from the program's name. */
+int oci_main(int argc, char **argv);
 
 #endif

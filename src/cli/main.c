@@ -33,6 +33,7 @@ static const struct cli_command commands[] = {
 	{"rm", cmd_rm, "remove stopped jails"},
 	{"up", cmd_up, "start the jails of a jail file (cell.conf)"},
 	{"down", cmd_down, "stop and remove the jails of a jail file"},
+	{"oci", cmd_oci, "the OCI runtime (runc's commands; as cell-oci, see cell-oci(8))"},
 };
 
 int cli_fail(const char *cmd, const struct cell_err *e)
@@ -128,8 +129,13 @@ int main(int argc, char **argv)
 	};
 	struct cli_global g = {.root = DEFAULT_ROOT};
 	char *absolute = NULL;
+	const char *prog = argv[0] != NULL ? strrchr(argv[0], '/') : NULL;
 	int c, ret;
 
+	/* The same binary under another name speaks runc's command line. */
+	prog = prog != NULL ? prog + 1 : argv[0];
+	if (prog != NULL && strcmp(prog, "cell-oci") == 0)
+		return oci_main(argc, argv);
 	opterr = 0;
 	/* "+": stop at the command; its options are its own. */
 	while ((c = cli_getopt(argc, argv, "+hV", opts, NULL)) != -1) {
@@ -138,6 +144,7 @@ int main(int argc, char **argv)
 			if (optarg[0] == '\0')
 				return cli_usage_error("--root", "empty path");
 			g.root = optarg;
+			g.root_given = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -116,3 +116,48 @@ int caps_of_pid(int pid, uint64_t *bounding, uint64_t *effective)
 	fclose(f);
 	return found == 3 ? 0 : -1;
 }
+
+int caps_keep(struct cell_err *e)
+{
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		return cell_err_set(e, errno, "keep capabilities across the change of user");
+	return 0;
+}
+
+int caps_set_exact(uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
+		   struct cell_err *e)
+{
+	cap_t caps = cap_init();
+	int ret = 0;
+
+	if (caps == NULL)
+		return cell_err_set(e, errno, "set capabilities");
+	for (cap_value_t c = 0; c <= CAP_LAST_CAP && ret == 0; c++) {
+		if (((effective & CAPS_BIT(c)) &&
+		     cap_set_flag(caps, CAP_EFFECTIVE, 1, &c, CAP_SET) < 0) ||
+		    ((permitted & CAPS_BIT(c)) &&
+		     cap_set_flag(caps, CAP_PERMITTED, 1, &c, CAP_SET) < 0) ||
+		    ((inheritable & CAPS_BIT(c)) &&
+		     cap_set_flag(caps, CAP_INHERITABLE, 1, &c, CAP_SET) < 0))
+			ret = cell_err_set(e, errno, "set capability %d", c);
+	}
+	if (ret == 0 && cap_set_proc(caps) < 0)
+		ret = cell_err_set(e, errno, "set capabilities");
+	cap_free(caps);
+	if (ret < 0)
+		return ret;
+	/* CVE-2022-27650: no ambient capability but those asked. */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return cell_err_set(e, errno, "clear ambient capabilities");
+	/* The kernel takes an ambient capability only when it is permitted
+	 * and inheritable; one that is not is left out, as runc leaves it
+	 * (`runc spec` asks ambient ones with no inheritable set). */
+	ambient &= permitted & inheritable;
+	for (cap_value_t c = 0; c <= CAP_LAST_CAP; c++)
+		if ((ambient & CAPS_BIT(c)) &&
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
+			return cell_err_set(e, errno, "raise ambient capability %d", c);
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+		return cell_err_set(e, errno, "clear keep-caps");
+	return 0;
+}

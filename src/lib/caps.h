@@ -20,6 +20,14 @@ int caps_drop_bounding(uint64_t keep, struct cell_err *e);
  * ambient set. */
 int caps_set(uint64_t keep, struct cell_err *e);
 
+/* An OCI process's sets exactly: effective, permitted and inheritable
+ * as given, the ambient ones raised, keep-caps off again (set on by
+ * caps_keep() before the change of user). */
+int caps_set_exact(uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
+		   struct cell_err *e);
+/* PR_SET_KEEPCAPS: the permitted set survives the change of user. */
+int caps_keep(struct cell_err *e);
+
 /* "cap_chown,cap_kill,..." of a mask, for inspect; caller frees. */
 char *caps_to_text(uint64_t mask);
 

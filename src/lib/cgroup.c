@@ -18,6 +18,12 @@
  *   --cpus       cpu/.../cpu.cfs_quota_us (+period)     cpu.max
  *   device rules devices/.../devices.deny, .allow       an eBPF device program
  *   (stop)       freezer/.../freezer.state              cgroup.freeze, cgroup.kill
+ *   cpu shares   cpu/.../cpu.shares                     cpu.weight (converted)
+ *   quota/period cpu/.../cpu.cfs_quota_us, _period_us   cpu.max
+ *   cpuset       cpuset/.../cpuset.cpus, .mems          cpuset.cpus, .mems
+ *   reservation  memory/.../memory.soft_limit_in_bytes  memory.low
+ *   blkio weight blkio/.../blkio.weight or .bfq.weight  io.weight or io.bfq.weight
+ *   unified      (an error)                             each file named
  *
  * and in how the jail gets in: on v2 the clone3() that creates the jail
  * puts it straight into its cgroup (CLONE_INTO_CGROUP); on v1 the parent
@@ -33,8 +39,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/openat2.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,19 +65,31 @@
  * needs, and the freezer whenever it has cgroups at all (when it can). */
 const struct cgroup_ctrl_info cgroup_ctrls[CGROUP_NCTRL] = {
 	[CGROUP_PIDS] = {"pids", "pids", "pids", PARAM_NRTASK,
-			 CGROUP_NEEDS_NRTASK | CGROUP_NEEDS_PARENT, false},
-	[CGROUP_MEMORY] = {"memory", "memory", "memory", PARAM_MEMORY, CGROUP_NEEDS_MEMORY, false},
-	[CGROUP_CPU] = {"cpu", "cpu", "cpu", PARAM_CPUS, CGROUP_NEEDS_CPUS, false},
-	[CGROUP_DEVICES] = {"devices", "devices", NULL, -1, CGROUP_NEEDS_DEVICES, false},
+			 CGROUP_NEEDS_NRTASK | CGROUP_NEEDS_PARENT | CGROUP_NEEDS_ALWAYS, false},
+	[CGROUP_MEMORY] = {"memory", "memory", "memory", PARAM_MEMORY,
+			   CGROUP_NEEDS_MEMORY | CGROUP_NEEDS_ALWAYS, false},
+	[CGROUP_CPU] = {"cpu", "cpu", "cpu", PARAM_CPUS, CGROUP_NEEDS_CPUS | CGROUP_NEEDS_ALWAYS,
+			false},
+	[CGROUP_DEVICES] = {"devices", "devices", NULL, -1,
+			    CGROUP_NEEDS_DEVICES | CGROUP_NEEDS_ALWAYS, false},
 	/* Optional: without it `cell stop` kills as before, through the end
 	 * of the jail's pid namespace. */
 	[CGROUP_FREEZER] = {"freezer", "freezer", NULL, -1, CGROUP_NEEDS_ANY, true},
+	/* An OCI container has them (so that `update` can set them later)
+	 * where the host does; the jail CLI has no parameter of theirs. */
+	[CGROUP_CPUSET] = {"cpuset", "cpuset", "cpuset", -1,
+			   CGROUP_NEEDS_CPUSET | CGROUP_NEEDS_ALWAYS, false},
+	[CGROUP_BLKIO] = {"blkio", "blkio", "io", -1, CGROUP_NEEDS_BLKIO | CGROUP_NEEDS_ALWAYS,
+			  false},
 };
 
 void cgroup_init(struct cgroup *cg)
 {
 	memset(cg, 0, sizeof(*cg));
 	cg->fd = -1;
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		cg->made[c] = 1;
+	cg->path_made = 1;
 }
 
 /* The backend of CG's layout; NULL for a jail without cgroups. */
@@ -86,27 +108,128 @@ static unsigned int limits_needs(const struct jail_limits *l)
 	       (l->cpus_milli >= 0 ? CGROUP_NEEDS_CPUS : 0);
 }
 
-static unsigned int spec_needs(const struct jail_spec *s)
+/* What of the resources R needs a controller.  A 0 of cpu shares,
+ * quota and period, of the blkio weight and the memory reservation is
+ * "not set", as runc reads them. */
+static unsigned int res_needs(const struct jail_resources *r)
 {
-	return limits_needs(&s->limits) | (s->ndevices > 0 ? CGROUP_NEEDS_DEVICES : 0) |
-	       (s->cgroup_parent != NULL ? CGROUP_NEEDS_PARENT : 0);
+	return (r->cpu_shares > 0 || r->cpu_quota > 0 || r->cpu_period > 0 ? CGROUP_NEEDS_CPUS
+									   : 0) |
+	       (r->cpuset_cpus != NULL || r->cpuset_mems != NULL ? CGROUP_NEEDS_CPUSET : 0) |
+	       (r->memory_reservation > 0 || r->memory_swappiness >= 0 ? CGROUP_NEEDS_MEMORY : 0) |
+	       (r->blkio_weight > 0 ? CGROUP_NEEDS_BLKIO : 0) |
+	       (r->nunified > 0 ? CGROUP_NEEDS_ALWAYS : 0);
 }
 
-unsigned int cgroup_ctrls_for(unsigned int needs)
+/* A cpu quota or period is given: it wins over cpus_milli. */
+static bool res_cpu_bandwidth(const struct jail_resources *r)
+{
+	return r != NULL && (r->cpu_quota > 0 || r->cpu_period > 0);
+}
+
+static bool has_exact_path(const struct jail_spec *s)
+{
+	return s->cgroup_path != NULL && s->cgroup_path[0] != '\0';
+}
+
+static unsigned int spec_needs(const struct jail_spec *s)
+{
+	return limits_needs(&s->limits) | res_needs(&s->res) |
+	       (s->ndevices > 0 ? CGROUP_NEEDS_DEVICES : 0) |
+	       (s->cgroup_parent != NULL ? CGROUP_NEEDS_PARENT : 0) |
+	       (s->cgroup_always || has_exact_path(s) ? CGROUP_NEEDS_ALWAYS : 0);
+}
+
+/* The controllers whose rows name a setting of NEEDS. */
+static unsigned int ctrls_of(unsigned int needs)
 {
 	unsigned int m = 0;
 
-	if (needs != 0)
-		needs |= CGROUP_NEEDS_ANY;
 	for (int c = 0; c < CGROUP_NCTRL; c++)
 		if (cgroup_ctrls[c].needs & needs)
 			m |= 1U << c;
 	return m;
 }
 
+unsigned int cgroup_ctrls_for(unsigned int needs)
+{
+	return ctrls_of(needs != 0 ? needs | CGROUP_NEEDS_ANY : 0);
+}
+
+/* Of the controllers NEEDS wants, those the host must have: the ones a
+ * setting needs (not only "any jail" or "an OCI container"), but the
+ * optional rows. */
+static unsigned int ctrls_needed(unsigned int needs)
+{
+	unsigned int m = ctrls_of(needs & ~(CGROUP_NEEDS_ANY | CGROUP_NEEDS_ALWAYS));
+
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if (cgroup_ctrls[c].optional)
+			m &= ~(1U << c);
+	return m;
+}
+
+/* The controllers of spec S: wanted, and needed of the host. */
+static void spec_ctrls(const struct jail_spec *s, unsigned int *want, unsigned int *need)
+{
+	unsigned int needs = spec_needs(s);
+	unsigned int uni = cgroup_unified_ctrls(s->res.unified, s->res.nunified);
+
+	*want = cgroup_ctrls_for(needs) | uni;
+	*need = ctrls_needed(needs) | uni;
+}
+
 bool cgroup_wanted(const struct jail_spec *s)
 {
 	return spec_needs(s) != 0;
+}
+
+int cgroup_check_path(const char *path, struct cell_err *e)
+{
+	const char *p = path;
+	bool named = false;
+
+	while (*p != '\0') {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return cell_err_set(e, 0, "cgroup path %s: a \"%.*s\" component", path,
+					    (int)n, p);
+		named |= n > 0;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	if (!named)
+		return cell_err_set(e, 0, "cgroup path \"%s\": names no cgroup", path);
+	return 0;
+}
+
+/* runc's conversion: the shares' range [2, 262144] onto [1, 10000]. */
+long long cgroup_cpu_weight(long long shares)
+{
+	if (shares <= 0)
+		return 0;
+	if (shares < 2)
+		shares = 2;
+	if (shares > 262144)
+		shares = 262144;
+	return 1 + ((shares - 2) * 9999) / 262142;
+}
+
+unsigned int cgroup_unified_ctrls(const struct jail_sysctl *u, size_t n)
+{
+	unsigned int m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < CGROUP_NCTRL; c++) {
+			const char *v2 = cgroup_ctrls[c].v2;
+			size_t len = v2 ? strlen(v2) : 0;
+
+			if (v2 != NULL && strncmp(u[i].key, v2, len) == 0 && u[i].key[len] == '.')
+				m |= 1U << c;
+		}
+	return m;
 }
 
 /* --- parsers ------------------------------------------------------- */
@@ -412,6 +535,148 @@ int cgroup_remove_dir(const char *dir)
 	return -1;
 }
 
+char *cgroup_up(const char *dir, unsigned int n)
+{
+	char *out = strdup(dir);
+
+	for (; out != NULL && n > 0; n--) {
+		char *slash = strrchr(out, '/');
+
+		if (slash == NULL || slash == out) {
+			free(out);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+	return out;
+}
+
+/* A cgroup_path already there is the jail's only when empty: cell never
+ * puts a jail beside processes it did not start. */
+static int check_unused(const char *dir, struct cell_err *e)
+{
+	cleanup_free pid_t *pids = NULL;
+	size_t n = 0;
+
+	if (cgroup_read_procs(dir, &pids, &n, e) < 0)
+		return -1;
+	if (n > 0)
+		return cell_err_set(e, EBUSY, "cgroup %s has processes in it (pid %d)", dir,
+				    (int)pids[0]);
+	return 0;
+}
+
+int cgroup_plan_exact(const char *dir, const char *mnt, unsigned int *made, struct cell_err *e)
+{
+	size_t ml = strlen(mnt);
+	struct stat st;
+
+	*made = 0;
+	if (stat(dir, &st) == 0)
+		return check_unused(dir, e);
+	if (errno != ENOENT)
+		return cell_err_set(e, errno, "cgroup %s", dir);
+	/* Up to the first that is there; the hierarchy's root always is. */
+	for (*made = 1;; (*made)++) {
+		cleanup_free char *p = cgroup_up(dir, *made);
+
+		if (p == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup %s", dir);
+		if (strlen(p) <= ml || stat(p, &st) == 0)
+			return 0;
+		if (errno != ENOENT)
+			return cell_err_set(e, errno, "cgroup %s", p);
+	}
+}
+
+/* Removes the directories of DIR from N - 1 up to FROM (parents made
+ * before a failure). */
+static void unmake(const char *dir, unsigned int from, unsigned int n)
+{
+	for (unsigned int i = from; i < n; i++) {
+		cleanup_free char *d = cgroup_up(dir, i);
+
+		if (d != NULL)
+			rmdir(d);
+	}
+}
+
+int cgroup_make_dirs(const char *dir, unsigned int *made, cgroup_made_fn *each, void *arg,
+		     struct cell_err *e)
+{
+	/* Top first: a cgroup's parent is made before it. */
+	for (unsigned int i = *made; i-- > 0;) {
+		cleanup_free char *d = cgroup_up(dir, i), *parent = cgroup_up(dir, i + 1);
+
+		if (d == NULL || parent == NULL) {
+			unmake(dir, i + 1, *made);
+			return cell_err_set(e, ENOMEM, "cgroup %s", dir);
+		}
+		if (i == 0 && cgroup_make_dir(d, e) < 0) {
+			unmake(dir, 1, *made);
+			return -1;
+		}
+		if (i > 0 && mkdir(d, 0755) < 0) {
+			if (errno == EEXIST && i == *made - 1) {
+				(*made)--; /* made meanwhile by someone else: not ours */
+				continue;
+			}
+			cell_err_set(e, errno, "create cgroup %s", d);
+			unmake(dir, i + 1, *made);
+			return -1;
+		}
+		if (each != NULL && each(d, parent, arg, e) < 0) {
+			unmake(dir, i, *made);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cgroup_remove_dirs(const char *dir, unsigned int made)
+{
+	if (made == 0)
+		return 0;
+	if (cgroup_remove_dir(dir) < 0)
+		return -1;
+	for (unsigned int i = 1; i < made; i++) {
+		cleanup_free char *p = cgroup_up(dir, i);
+
+		/* Busy: another jail's cgroup is beneath it now; it stays. */
+		if (p == NULL || (rmdir(p) < 0 && errno != ENOENT))
+			break;
+	}
+	return 0;
+}
+
+int cgroup_res_failed(const char *what, const char *dir, const char *file, struct cell_err *e)
+{
+	return cell_err_set(e, errno, "%s: write %s/%s", what, dir, file);
+}
+
+/* A unified setting names a file of the jail's cgroup: no path, and none
+ * of the core's cgroup.* files, which move processes (cgroup.procs),
+ * kill or freeze them, or hand out controllers: those are cell's. */
+static bool unified_name_ok(const char *key)
+{
+	return key[0] != '\0' && key[0] != '.' && strchr(key, '/') == NULL &&
+	       strncmp(key, "cgroup.", 7) != 0;
+}
+
+int cgroup_write_unified(const char *dir, const struct jail_sysctl *u, size_t n, struct cell_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!unified_name_ok(u[i].key))
+			return cell_err_set(e, EINVAL,
+					    "unified %s: not a setting of the jail's cgroup",
+					    u[i].key);
+		if (cgroup_write(dir, u[i].key, u[i].value) < 0)
+			return cell_err_set(e, errno, "unified %s: write %s to %s/%s", u[i].key,
+					    u[i].value, dir, u[i].key);
+	}
+	return 0;
+}
+
 int cgroup_limit_failed(int param, const char *dir, const char *file, struct cell_err *e)
 {
 	return cell_err_param(e, param, 0, errno, "write %s/%s", dir, file);
@@ -587,23 +852,40 @@ int cgroup_check_cpus(long long milli, struct cell_err *e)
 			      n == 1 ? "" : "s");
 }
 
+static int v1_unified(struct cell_err *e)
+{
+	return cell_err_set(e, ENOTSUP,
+			    "unified: cgroup v2 settings, and this host's controllers are v1");
+}
+
 int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
 		struct cell_err *e)
 {
 	char leaf[JAIL_NAME_MAX + 16];
 	cleanup_free char *own = NULL;
 	enum cgroup_layout layout = CGROUP_NONE;
+	bool exact = has_exact_path(s);
+	struct cgroup_where w = {.cgparent = s->cgroup_parent};
 
 	cgroup_init(cg);
 	if (!cgroup_wanted(s))
 		return 0;
-	if (leaf_name(state_root, s->name, leaf, sizeof(leaf)) < 0)
+	if (exact && cgroup_check_path(s->cgroup_path, e) < 0)
+		return -1;
+	if (!exact && leaf_name(state_root, s->name, leaf, sizeof(leaf)) < 0)
 		return cell_err_set(e, ENAMETOOLONG, "cgroup of %s", s->name);
-	if (host_layout(&layout, e) < 0 || (own = own_cgroups(0, e)) == NULL)
+	if (host_layout(&layout, e) < 0)
+		return -1;
+	if (layout == CGROUP_V1 && s->res.nunified > 0)
+		return v1_unified(e);
+	if ((own = own_cgroups(0, e)) == NULL)
 		return -1;
 	cg->layout = layout;
-	if (ops(cg)->plan(cg, own, cgroup_ctrls_for(spec_needs(s)), s->cgroup_parent, leaf, NULL,
-			  e) < 0) {
+	w.own_text = own;
+	w.leaf = exact ? NULL : leaf;
+	w.exact = exact ? s->cgroup_path : NULL;
+	spec_ctrls(s, &w.want, &w.need);
+	if (ops(cg)->plan(cg, &w, NULL, e) < 0) {
 		cgroup_release(cg);
 		return -1;
 	}
@@ -613,11 +895,14 @@ int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_
 int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e)
 {
 	struct cell_err ignored;
+	unsigned int want, need;
 
 	if (cg->layout == CGROUP_NONE)
 		return 0;
-	if (ops(cg)->make(cg, cgroup_ctrls_for(spec_needs(s)), e) < 0 ||
-	    ops(cg)->apply(cg, &s->limits, e) < 0 ||
+	spec_ctrls(s, &want, &need);
+	if (ops(cg)->make(cg, want, need, e) < 0 ||
+	    ops(cg)->apply(cg, &s->limits, res_cpu_bandwidth(&s->res), e) < 0 ||
+	    ops(cg)->resources(cg, &s->res, e) < 0 ||
 	    (s->ndevices > 0 && ops(cg)->devices(cg, s->devices, s->ndevices, e) < 0)) {
 		cgroup_destroy(cg, &ignored);
 		return -1;
@@ -758,6 +1043,7 @@ int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
 	enum cgroup_layout layout = cg->layout;
 	cleanup_free char *own = NULL;
 	struct cgroup add;
+	struct cgroup_where w;
 
 	/* A directory recorded but missing is one a killed cell set named
 	 * and never made: planned again. */
@@ -795,7 +1081,12 @@ int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
 	cgroup_init(&add);
 	add.layout = layout;
 	g->from.layout = layout;
-	if (ops(&add)->plan(&add, own, want, cgparent, leaf, &g->from, e) < 0) {
+	w = (struct cgroup_where){.own_text = own,
+				  .cgparent = cgparent,
+				  .leaf = leaf,
+				  .want = want,
+				  .need = want & ctrls_needed(~0U)};
+	if (ops(&add)->plan(&add, &w, &g->from, e) < 0) {
 		cgroup_release(&add);
 		cgroup_growth_free(g);
 		return -1;
@@ -814,7 +1105,8 @@ int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
 	int ret = 0;
 
 	if (g->enabled != 0)
-		return ops(cg)->enable(cg, g->enabled, e) < 0 ? -1 : ops(cg)->apply(cg, &only, e);
+		return ops(cg)->enable(cg, g->enabled, e) < 0 ? -1
+							      : ops(cg)->apply(cg, &only, false, e);
 	/* cg is the caller's (const): a copy whose unmade directories
 	 * make() may forget, so that only the made ones are removed. */
 	for (int c = 0; c < CGROUP_NCTRL; c++) {
@@ -823,7 +1115,8 @@ int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
 	}
 	made.path = cg->path != NULL ? strdup(cg->path) : NULL;
 	made.fd = -1;
-	if (ops(cg)->make(&made, g->made, e) < 0 || ops(cg)->apply(cg, &only, e) < 0) {
+	if (ops(cg)->make(&made, g->made, g->made & ctrls_needed(~0U), e) < 0 ||
+	    ops(cg)->apply(cg, &only, false, e) < 0) {
 		const char *dirs[CGROUP_NCTRL];
 		size_t n = cgroup_dirs(&made, g->made, dirs);
 
@@ -954,27 +1247,261 @@ int cgroup_kill(const struct cgroup *cg, struct cell_err *e)
 	return ops(cg) != NULL ? ops(cg)->kill(cg, e) : no_cgroup("kill", e);
 }
 
-int cgroup_mount_jail(const struct cgroup *cg, struct cell_err *e)
+static int sys_openat2(int dir, const char *path, int flags, unsigned long long resolve)
 {
-	return ops(cg) != NULL ? ops(cg)->mount_jail(cg, e) : 0;
+	struct open_how how = {.flags = (uint64_t)flags | O_CLOEXEC, .resolve = resolve};
+	int fd;
+
+	do
+		fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN);
+	return fd;
+}
+
+#define NO_LINKS (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/* The directory DEST of the jail (its root is "/" by now), made where
+ * missing, each component opened without following a symlink: a mount
+ * never lands where a link in the jail's tree points. */
+static int open_dest(const char *dest, struct cell_err *e)
+{
+	cleanup_free char *copy = strdup(dest);
+	cleanup_close int dir = -1;
+	char *save = NULL;
+	int fd = sys_openat2(AT_FDCWD, dest, O_PATH | O_DIRECTORY, NO_LINKS);
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd >= 0 ? fd : cell_err_set(e, errno, "cgroup mount point %s", dest);
+	if (copy == NULL || (dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return cell_err_set(e, errno ? errno : ENOMEM, "cgroup mount point %s", dest);
+	for (char *c = strtok_r(copy, "/", &save); c != NULL; c = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (mkdirat(dir, c, 0755) < 0 && errno != EEXIST)
+			return cell_err_set(e, errno, "cgroup mount point %s: mkdir %s", dest, c);
+		next = sys_openat2(dir, c, O_PATH | O_DIRECTORY, NO_LINKS | RESOLVE_BENEATH);
+		if (next < 0)
+			return cell_err_set(e, errno, "cgroup mount point %s: %s", dest, c);
+		close(dir);
+		dir = next;
+	}
+	return take_fd(&dir);
+}
+
+int cgroup_mount_jail(const struct cgroup *cg, const char *dest, bool ro, struct cell_err *e)
+{
+	cleanup_close int fd = -1;
+
+	if (ops(cg) == NULL)
+		return 0;
+	if (dest == NULL)
+		return ops(cg)->mount_jail(cg, -1, CGROUP_JAIL_MOUNT, ro, e);
+	if (dest[0] != '/')
+		return cell_err_set(e, EINVAL, "cgroup mount point %s: not absolute", dest);
+	fd = open_dest(dest, e);
+	if (fd < 0)
+		return -1;
+	return ops(cg)->mount_jail(cg, fd, dest, ro, e);
+}
+
+/* --- for the OCI verbs --------------------------------------------- */
+
+/* A growing list of pids. */
+struct pidv {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int pidv_add(struct pidv *p, const pid_t *v, size_t n)
+{
+	if (n == 0)
+		return 0; /* V is NULL for an empty cgroup */
+	if (p->n + n > p->cap) {
+		size_t cap = (p->n + n) * 2 + 16;
+		pid_t *nv = realloc(p->v, cap * sizeof(pid_t));
+
+		if (nv == NULL)
+			return -1;
+		p->v = nv;
+		p->cap = cap;
+	}
+	memcpy(p->v + p->n, v, n * sizeof(pid_t));
+	p->n += n;
+	return 0;
+}
+
+/* A jail with a writable cgroup mount may make cgroups of its own
+ * beneath its cgroup: how deep cell looks. */
+#define PROCS_DEPTH 16
+
+/* The pids of DIR and of the cgroups beneath it into P.  A cgroup
+ * beneath that goes away meanwhile is skipped. */
+static int collect_procs(const char *dir, int depth, struct pidv *p, struct cell_err *e)
+{
+	cleanup_free pid_t *pids = NULL;
+	size_t n = 0;
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (cgroup_read_procs(dir, &pids, &n, e) < 0)
+		return -1;
+	if (pidv_add(p, pids, n) < 0)
+		return cell_err_set(e, ENOMEM, "read %s", dir);
+	if (depth >= PROCS_DEPTH || (d = opendir(dir)) == NULL)
+		return 0;
+	while (ret == 0 && (de = readdir(d)) != NULL) {
+		cleanup_free char *sub = NULL;
+		struct cell_err ignored;
+
+		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (asprintf(&sub, "%s/%s", dir, de->d_name) < 0) {
+			sub = NULL;
+			ret = cell_err_set(e, ENOMEM, "read %s", dir);
+		} else if (collect_procs(sub, depth + 1, p, &ignored) < 0 &&
+			   ignored.errnum != ENOENT) {
+			*e = ignored;
+			ret = -1;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* The directories that hold every process of the jail: v1 the pids or
+ * the freezer hierarchy's (each task is in one cgroup of each), else all. */
+static size_t procs_dirs(const struct cgroup *cg, const char **out)
+{
+	if (cg->layout == CGROUP_V1 && cg->dir[CGROUP_PIDS] != NULL) {
+		out[0] = cg->dir[CGROUP_PIDS];
+		return 1;
+	}
+	if (cg->layout == CGROUP_V1 && cg->dir[CGROUP_FREEZER] != NULL) {
+		out[0] = cg->dir[CGROUP_FREEZER];
+		return 1;
+	}
+	return cgroup_dirs(cg, ALL_CTRLS, out);
+}
+
+int cgroup_procs(const struct cgroup *cg, pid_t **pids, size_t *n, struct cell_err *e)
+{
+	const char *dirs[CGROUP_NCTRL];
+	size_t nd = procs_dirs(cg, dirs), out = 0;
+	struct pidv p = {NULL, 0, 0};
+
+	*pids = NULL;
+	*n = 0;
+	if (nd == 0)
+		return no_cgroup("list processes", e);
+	for (size_t i = 0; i < nd; i++)
+		if (collect_procs(dirs[i], 0, &p, e) < 0) {
+			free(p.v);
+			return -1;
+		}
+	if (p.n > 1)
+		qsort(p.v, p.n, sizeof(pid_t), cmp_pid);
+	for (size_t i = 0; i < p.n; i++)
+		if (out == 0 || p.v[out - 1] != p.v[i])
+			p.v[out++] = p.v[i];
+	if (out == 0) {
+		free(p.v);
+		return 0;
+	}
+	*pids = p.v;
+	*n = out;
+	return 0;
+}
+
+bool cgroup_frozen(const struct cgroup *cg)
+{
+	return ops(cg) != NULL && ops(cg)->frozen(cg);
+}
+
+/* Each pid of the jail gets SIG; one gone meanwhile is no error. */
+static int signal_each(const struct cgroup *cg, int sig, struct cell_err *e)
+{
+	cleanup_free pid_t *pids = NULL;
+	size_t n = 0;
+
+	if (cgroup_procs(cg, &pids, &n, e) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (kill(pids[i], sig) < 0 && errno != ESRCH)
+			return cell_err_set(e, errno, "signal %d to pid %d", sig, (int)pids[i]);
+	return 0;
+}
+
+int cgroup_signal(const struct cgroup *cg, int sig, struct cell_err *e)
+{
+	struct cell_err ignored;
+	bool paused, held;
+	int ret;
+
+	if (ops(cg) == NULL)
+		return no_cgroup("signal", e);
+	if (cg->layout == CGROUP_V2 && sig == SIGKILL)
+		return ops(cg)->kill(cg, e);
+	/* Held still, no process forks past the list or ends and has its
+	 * pid reused before it is signalled.  A freeze half done (a task in
+	 * an uninterruptible sleep) still holds the others. */
+	paused = cgroup_frozen(cg);
+	held = !paused && (cg->layout == CGROUP_V2 || cg->dir[CGROUP_FREEZER] != NULL);
+	if (held)
+		ops(cg)->freeze(cg, &ignored);
+	ret = signal_each(cg, sig, e);
+	/* A paused jail stays paused, but a SIGKILL must reach it (v1
+	 * holds it back from frozen tasks). */
+	if (held || (paused && sig == SIGKILL))
+		ops(cg)->thaw(cg, &ignored);
+	return ret;
+}
+
+int cgroup_update_resources(const struct cgroup *cg, const struct jail_limits *l,
+			    const struct jail_resources *r, struct cell_err *e)
+{
+	unsigned int want = ctrls_of(limits_needs(l) | res_needs(r)) |
+			    cgroup_unified_ctrls(r->unified, r->nunified);
+	bool skip_cpus = res_cpu_bandwidth(r);
+
+	if (ops(cg) == NULL)
+		return no_cgroup("update", e);
+	if (cg->layout == CGROUP_V1 && r->nunified > 0)
+		return v1_unified(e);
+	/* Every setting checked before any is written. */
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if ((want & 1U << c) && ops(cg)->ctrl_dir(cg, c) == NULL)
+			return cell_err_set(e, ENOENT, "the jail has no %s cgroup",
+					    cgroup_ctrls[c].name);
+	if (ops(cg)->set_limits(cg, l, skip_cpus, e) < 0 || ops(cg)->resources(cg, r, e) < 0)
+		return -1;
+	return 0;
 }
 
 /* --- removal ------------------------------------------------------- */
 
+/* Removes DIR and the parents cell made of it, MADE in all. */
+static int remove_made(const char *dir, unsigned int made, int ret, struct cell_err *e)
+{
+	if (dir != NULL && cgroup_remove_dirs(dir, made) < 0 && ret == 0)
+		return cell_err_set(e, errno, "remove cgroup %s", dir);
+	return ret;
+}
+
 int cgroup_destroy(struct cgroup *cg, struct cell_err *e)
 {
-	const char *dirs[CGROUP_NCTRL];
-	size_t n = cgroup_dirs(cg, ALL_CTRLS, dirs);
 	struct cell_err ignored;
 	int ret = 0;
 
 	/* Whatever is still inside goes (v2: cgroup.kill; a dead jail's
 	 * cgroups are empty, and v1 has nothing to kill then). */
-	if (cg->layout == CGROUP_V2 && n > 0)
+	if (cg->layout == CGROUP_V2 && cg->path != NULL) {
 		ops(cg)->kill(cg, &ignored);
-	for (size_t i = 0; i < n; i++)
-		if (cgroup_remove_dir(dirs[i]) < 0 && ret == 0)
-			ret = cell_err_set(e, errno, "remove cgroup %s", dirs[i]);
+		ret = remove_made(cg->path, cg->path_made, ret, e);
+	}
+	for (int c = 0; c < CGROUP_NCTRL && cg->layout == CGROUP_V1; c++)
+		ret = remove_made(cg->dir[c], cg->made[c], ret, e);
 	cgroup_release(cg);
 	return ret;
 }
@@ -992,6 +1519,19 @@ void cgroup_release(struct cgroup *cg)
 }
 
 /* --- state and use ------------------------------------------------- */
+
+/* Deeper than any cgroup path cell would make. */
+#define MADE_MAX 64
+
+int cgroup_made_from_json(const json_t *j, unsigned int *made, struct cell_err *e)
+{
+	if (j == NULL)
+		return 0;
+	if (!json_is_integer(j) || json_integer_value(j) < 0 || json_integer_value(j) > MADE_MAX)
+		return cell_err_set(e, EINVAL, "cgroup: made: not a count");
+	*made = (unsigned int)json_integer_value(j);
+	return 0;
+}
 
 json_t *cgroup_to_json(const struct cgroup *cg)
 {

@@ -10,13 +10,15 @@
  * for a limit that needs one (--nrtask, --memory, --swap, --cpus), has
  * device rules (a --rootfs or --bind under the policy: devices.c) or
  * names a --cgroup-parent, or when `cell set` adds such a limit later;
- * then also a freezer, so that `cell stop` can hold it still.  The
- * controllers are the rows of cgroup_ctrls[].  They are created beneath the cgroup cell runs in
+ * then also a freezer, so that `cell stop` can hold it still.  An OCI
+ * container (cgroup_path, cgroup_always) always has them, in every
+ * controller of the table the host has.  The controllers are the rows
+ * of cgroup_ctrls[].  They are created beneath the cgroup cell runs in
  * (or the parent; for `cell set`, the one the jail's pid 1 is in), named
- * "cell-<jail name>"
- * ("cell-<hash of the state root>-<name>" under a non-default --root), and
- * removed when the jail ends.  cell never moves another process and
- * never removes a cgroup it did not create.
+ * "cell-<jail name>" ("cell-<hash of the state root>-<name>" under a
+ * non-default --root), or exactly at the cgroup_path (with the parents
+ * cell had to make), and removed when the jail ends.  cell never moves
+ * another process and never removes a cgroup it did not create.
  */
 #ifndef CELL_CGROUP_H
 #define CELL_CGROUP_H
@@ -41,6 +43,8 @@ enum cgroup_ctrl {
 	CGROUP_CPU,
 	CGROUP_DEVICES,
 	CGROUP_FREEZER,
+	CGROUP_CPUSET, /* asked for (cpuset cpus/mems), or an OCI container's */
+	CGROUP_BLKIO,  /* asked for (blkio weight), or an OCI container's; v2 "io" */
 	CGROUP_NCTRL
 };
 
@@ -52,6 +56,12 @@ enum {
 	CGROUP_NEEDS_DEVICES = 1 << 3, /* device rules */
 	CGROUP_NEEDS_PARENT = 1 << 4,  /* --cgroup-parent: the jail is there at all */
 	CGROUP_NEEDS_ANY = 1 << 5,     /* any jail that has cgroups */
+	CGROUP_NEEDS_CPUSET = 1 << 6,  /* cpuset cpus or mems */
+	CGROUP_NEEDS_BLKIO = 1 << 7,   /* blkio weight */
+	/* An OCI container (cgroup_path, cgroup_always): every controller a
+	 * container has, even without a limit; one the host lacks is only
+	 * left out, unless a setting needs it. */
+	CGROUP_NEEDS_ALWAYS = 1 << 8,
 };
 
 /* One row of the controller table. */
@@ -76,6 +86,12 @@ struct cgroup {
 	char *opts[CGROUP_NCTRL];
 	char *path; /* v2: the jail's one directory */
 	int fd;	    /* v2: the directory, for CLONE_INTO_CGROUP; else -1 */
+	/* How many directories cell made, from the jail's own up (v1: of
+	 * each controller; v2: of path): 1, the jail's alone (cgroup_init()),
+	 * more for the parents of a cgroup_path cell made, 0 for a
+	 * cgroup_path that was there.  Removal removes exactly those. */
+	unsigned int made[CGROUP_NCTRL];
+	unsigned int path_made;
 };
 
 void cgroup_init(struct cgroup *cg);
@@ -159,10 +175,52 @@ struct jail_limits cgroup_grown_limits(const struct cgroup_growth *g, const stru
  * are cloned straight into their cgroup and need nothing. */
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct cell_err *e);
 
+/* Where the jail CLI's jails see their cgroups. */
+#define CGROUP_JAIL_MOUNT "/sys/fs/cgroup"
+
 /* Inside the jail, after the root switch, in its cgroup namespace:
- * mounts its own cgroups read-only at /sys/fs/cgroup, so that the usual
- * files (pids.max, memory.limit_in_bytes, memory.max...) show its limits. */
-int cgroup_mount_jail(const struct cgroup *cg, struct cell_err *e);
+ * mounts its own cgroups at DEST (an absolute path in the jail, made if
+ * missing, no symlink followed, each mount attached through a
+ * descriptor); NULL: at CGROUP_JAIL_MOUNT of the fresh sysfs the jail
+ * CLI's jails get, by path as before (no symlink can be there),
+ * read-only when RO, so that the usual files (pids.max,
+ * memory.limit_in_bytes, memory.max...) show its limits.  v1: a tmpfs
+ * with one cgroup mount per controller; v2: cgroup2.  Nothing for a jail
+ * without cgroups. */
+int cgroup_mount_jail(const struct cgroup *cg, const char *dest, bool ro, struct cell_err *e);
+
+/* --- for the OCI verbs (ps, kill --all, pause/resume, state, update) --- */
+
+/* Every process in the jail's cgroups and the cgroups beneath them,
+ * sorted, each once (v1: the pids or the freezer hierarchy, else every
+ * one the jail has).  *PIDS is heap memory, NULL when *N is 0. */
+int cgroup_procs(const struct cgroup *cg, pid_t **pids, size_t *n, struct cell_err *e);
+
+/* Sends SIG to every process of the jail (kill --all): held still by the
+ * freezer while the pids are read and signalled, so that none forks past
+ * it or is reused, then let go (a jail that was paused stays paused, but
+ * for SIGKILL).  v2: SIGKILL is one write to cgroup.kill. */
+int cgroup_signal(const struct cgroup *cg, int sig, struct cell_err *e);
+
+/* True when the jail is paused (v1: freezer.state FROZEN; v2:
+ * cgroup.freeze 1). */
+bool cgroup_frozen(const struct cgroup *cg);
+
+/* `cell-oci update`: writes the limits L sets and the resources R sets
+ * (-1 / NULL: left as they are), R's cpu quota or period winning over
+ * L's cpus_milli.  A setting whose controller the jail has no cgroup of
+ * is an error, checked before anything is written.  A memory limit
+ * below what the jail uses is refused by the kernel (v1), which the
+ * error says. */
+int cgroup_update_resources(const struct cgroup *cg, const struct jail_limits *l,
+			    const struct jail_resources *r, struct cell_err *e);
+
+/* A cgroup_path's check: not empty, no "." or ".." component, not a
+ * hierarchy's root. */
+int cgroup_check_path(const char *path, struct cell_err *e);
+
+/* cpu.weight (v2, 1..10000) of cpu.shares (v1, 2..262144); 0 for 0. */
+long long cgroup_cpu_weight(long long shares);
 
 /*
  * `cell stop`: cgroup_freeze() holds every process of the jail still

@@ -19,21 +19,43 @@
 #define CGROUP_FS     "/sys/fs/cgroup"
 #define CPU_PERIOD_US 100000LL
 
+/* Where a jail's cgroups go, and which controllers. */
+struct cgroup_where {
+	const char *own_text; /* /proc/PID/cgroup of the process they go beneath */
+	const char *cgparent; /* --cgroup-parent, or NULL */
+	const char *leaf;     /* "cell-NAME" beneath own (or cgparent); or */
+	const char *exact;    /* a cgroup_path: absolute, or beneath own */
+	unsigned int want;    /* the controllers (1 << ctrl) */
+	unsigned int need;    /* those of WANT the host must have */
+};
+
 struct cgroup_ops {
-	/* Names the jail's cgroups of controllers WANT (1 << ctrl): LEAF
-	 * beneath the cgroups of the process whose /proc/PID/cgroup text
-	 * is OWN_TEXT, or beneath CGPARENT.  FROM, unless NULL, gets that
-	 * process's own directories. */
-	int (*plan)(struct cgroup *cg, const char *own_text, unsigned int want,
-		    const char *cgparent, const char *leaf, struct cgroup *from,
+	/* Names the jail's cgroups of the controllers W->want, as W says;
+	 * for an exact path, also how many directories make() makes
+	 * (cg->made) and the check that a cgroup already there has no
+	 * process.  FROM, unless NULL, gets the directories of the process
+	 * of W->own_text. */
+	int (*plan)(struct cgroup *cg, const struct cgroup_where *w, struct cgroup *from,
 		    struct cell_err *e);
-	/* Creates the planned directories of WANT (v2: enables WANT for
-	 * the children of the parent first).  On failure the directories
-	 * not made are forgotten: a cgroup cell did not make is never
-	 * removed. */
-	int (*make)(struct cgroup *cg, unsigned int want, struct cell_err *e);
-	/* Writes the limits L sets (a -1 is left alone). */
-	int (*apply)(const struct cgroup *cg, const struct jail_limits *l, struct cell_err *e);
+	/* Creates the planned directories of WANT, with the parents
+	 * cg->made names (v2: enables WANT for the children of each
+	 * parent first, and fails when one of NEED is not there; v1 cpuset:
+	 * copies each parent's cpus and mems).
+	 * On failure the directories not made are forgotten: a cgroup cell
+	 * did not make is never removed. */
+	int (*make)(struct cgroup *cg, unsigned int want, unsigned int need, struct cell_err *e);
+	/* Writes the limits L sets (a -1 is left alone); cpus_milli not
+	 * when SKIP_CPUS (a cpu quota or period wins). */
+	int (*apply)(const struct cgroup *cg, const struct jail_limits *l, bool skip_cpus,
+		     struct cell_err *e);
+	/* Writes the resources R sets (-1 / NULL left alone). */
+	int (*resources)(const struct cgroup *cg, const struct jail_resources *r,
+			 struct cell_err *e);
+	/* cell-oci update: the limits L sets, in an order the kernel
+	 * takes from the jail's current ones (v1: memory never above
+	 * memory + swap); memory alone keeps the swap beyond it. */
+	int (*set_limits)(const struct cgroup *cg, const struct jail_limits *l, bool skip_cpus,
+			  struct cell_err *e);
 	/* Denies every device but what the rules allow. */
 	int (*devices)(const struct cgroup *cg, const struct jail_device_rule *r, size_t n,
 		       struct cell_err *e);
@@ -53,8 +75,12 @@ struct cgroup_ops {
 	int (*freeze)(const struct cgroup *cg, struct cell_err *e);
 	int (*thaw)(const struct cgroup *cg, struct cell_err *e);
 	int (*kill)(const struct cgroup *cg, struct cell_err *e);
+	bool (*frozen)(const struct cgroup *cg);
 	void (*usage)(const struct cgroup *cg, struct cgroup_usage *u);
-	int (*mount_jail)(const struct cgroup *cg, struct cell_err *e);
+	/* Mounts the jail's cgroups on the directory DEST (TARGET: its path,
+	 * for errors). */
+	int (*mount_jail)(const struct cgroup *cg, int dest, const char *target, bool ro,
+			  struct cell_err *e);
 	/* The record's keys beside "layout", both ways. */
 	int (*to_json)(const struct cgroup *cg, json_t *j);
 	int (*from_json)(struct cgroup *cg, const json_t *j, struct cell_err *e);
@@ -90,6 +116,35 @@ char *cgroup_parent_path(const char *cgparent, const char *own);
 int cgroup_make_dir(const char *dir, struct cell_err *e);
 /* rmdir, waiting briefly while the kernel empties DIR. */
 int cgroup_remove_dir(const char *dir);
+
+/* A cgroup_path's planning: how many directories of DIR and its
+ * parents below the hierarchy's mount MNT are missing, in *MADE (0:
+ * DIR is there, and is refused when a process is in it). */
+int cgroup_plan_exact(const char *dir, const char *mnt, unsigned int *made, struct cell_err *e);
+/* Creates DIR and the MADE - 1 parents above it, top first, calling
+ * EACH (unless NULL) on every one made, with its parent; *MADE is
+ * lowered for a parent someone made meanwhile.  MADE 1 is
+ * cgroup_make_dir(); MADE 0 makes nothing.  EACH gets ARG.  On failure what was made is
+ * removed. */
+typedef int cgroup_made_fn(const char *dir, const char *parent, void *arg, struct cell_err *e);
+int cgroup_make_dirs(const char *dir, unsigned int *made, cgroup_made_fn *each, void *arg,
+		     struct cell_err *e);
+/* DIR without its last N components ("/a/b/c", 2: "/a"); heap. */
+char *cgroup_up(const char *dir, unsigned int n);
+/* Removes DIR and the MADE - 1 parents above it; a parent in use
+ * (another jail's cgroup beneath it) stays.  0, or -1 with errno. */
+int cgroup_remove_dirs(const char *dir, unsigned int made);
+/* A record's "made" count J (NULL: 1, the jail's directory alone). */
+int cgroup_made_from_json(const json_t *j, unsigned int *made, struct cell_err *e);
+/* "RESOURCE: write DIR/FILE: errno", the error of a failed resource. */
+int cgroup_res_failed(const char *what, const char *dir, const char *file, struct cell_err *e);
+/* Writes the unified settings (v2 files, "memory.high" = "1G") into DIR:
+ * a name that is no plain file name of DIR is refused. */
+int cgroup_write_unified(const char *dir, const struct jail_sysctl *u, size_t n,
+			 struct cell_err *e);
+/* The controllers (1 << ctrl) that the unified settings U name by
+ * their file's prefix ("memory.high": memory). */
+unsigned int cgroup_unified_ctrls(const struct jail_sysctl *u, size_t n);
 /* "write DIR/FILE: errno", an error about limit PARAM (param.h), as
  * every failed limit says it. */
 int cgroup_limit_failed(int param, const char *dir, const char *file, struct cell_err *e);

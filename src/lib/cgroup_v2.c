@@ -26,23 +26,30 @@
 
 #define FREEZE_WAIT_MS 2000
 
-static int plan(struct cgroup *cg, const char *own_text, unsigned int want, const char *cgparent,
-		const char *leaf, struct cgroup *from, struct cell_err *e)
+static int plan(struct cgroup *cg, const struct cgroup_where *w, struct cgroup *from,
+		struct cell_err *e)
 {
-	cleanup_free char *own = NULL, *parent = NULL, *pdir = NULL;
+	cleanup_free char *own = NULL, *parent = NULL, *pdir = NULL, *path = NULL;
 
-	own = cgroup_parse_own(own_text, NULL);
+	own = cgroup_parse_own(w->own_text, NULL);
 	if (own == NULL)
 		return cell_err_set(e, ENOENT, "cgroup: no unified cgroup in /proc/PID/cgroup");
-	parent = cgroup_parent_path(cgparent, own);
+	if (w->exact != NULL) {
+		path = cgroup_parent_path(w->exact, own);
+		cg->path = path ? cgroup_join(CGROUP_FS, "/", path) : NULL;
+		if (cg->path == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup");
+		return cgroup_plan_exact(cg->path, CGROUP_FS, &cg->path_made, e);
+	}
+	parent = cgroup_parent_path(w->cgparent, own);
 	pdir = parent ? cgroup_join(CGROUP_FS, "/", parent) : NULL;
 	if (pdir == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	if (access(pdir, F_OK) < 0)
-		return cgparent != NULL
+		return w->cgparent != NULL
 			       ? cell_err_param(e, PARAM_CGROUP_PARENT, 0, errno, "%s", pdir)
 			       : cell_err_set(e, errno, "cgroup %s", pdir);
-	if (asprintf(&cg->path, "%s/%s", pdir, leaf) < 0) {
+	if (asprintf(&cg->path, "%s/%s", pdir, w->leaf) < 0) {
 		cg->path = NULL;
 		return cell_err_set(e, ENOMEM, "cgroup");
 	}
@@ -67,19 +74,28 @@ static char *parent_dir(const struct cgroup *cg)
  * freezer and the device program are no controllers: always there. */
 static int enable_in(const char *pdir, unsigned int want, struct cell_err *e)
 {
-	cleanup_free char *path = NULL;
-	char have[512], ctl[64];
+	cleanup_free char *path = NULL, *cpath = NULL;
+	char have[512], avail[512], ctl[64];
 
-	if (asprintf(&path, "%s/cgroup.subtree_control", pdir) < 0)
+	if (asprintf(&path, "%s/cgroup.subtree_control", pdir) < 0 ||
+	    asprintf(&cpath, "%s/cgroup.controllers", pdir) < 0)
 		return cell_err_set(e, ENOMEM, "cgroup");
 	if (proc_read_text(path, have, sizeof(have)) < 0)
 		return cell_err_set(e, errno, "cgroup: read %s", path);
+	if (proc_read_text(cpath, avail, sizeof(avail)) < 0)
+		return cell_err_set(e, errno, "cgroup: read %s", cpath);
 	have[strcspn(have, "\n")] = '\0';
+	avail[strcspn(avail, "\n")] = '\0';
 	for (int c = 0; c < CGROUP_NCTRL; c++) {
 		const char *name = cgroup_ctrls[c].v2;
 
 		if (!(want & 1U << c) || name == NULL ||
 		    cgroup_words_have(have, strlen(have), ' ', name))
+			continue;
+		/* One the parent does not have is no error here: the jail
+		 * goes without it, unless it needs it (the check after
+		 * make()). */
+		if (!cgroup_words_have(avail, strlen(avail), ' ', name))
 			continue;
 		snprintf(ctl, sizeof(ctl), "+%s", name);
 		if (cgroup_write(pdir, "cgroup.subtree_control", ctl) < 0) {
@@ -93,13 +109,41 @@ static int enable_in(const char *pdir, unsigned int want, struct cell_err *e)
 	return 0;
 }
 
-static int make(struct cgroup *cg, unsigned int want, struct cell_err *e)
+/* Each directory made gets the controllers from its parent. */
+static int enable_parent(const char *dir, const char *parent, void *want, struct cell_err *e)
+{
+	return enable_in(parent, *(unsigned int *)want, e);
+}
+
+/* A controller a setting needs and the jail's cgroup lacks (its parent
+ * could not give it) fails the jail, naming it. */
+static int check_enabled(const struct cgroup *cg, unsigned int need, struct cell_err *e)
+{
+	cleanup_free char *path = NULL;
+	char have[512];
+
+	if (asprintf(&path, "%s/cgroup.controllers", cg->path) < 0)
+		return cell_err_set(e, ENOMEM, "cgroup");
+	if (proc_read_text(path, have, sizeof(have)) < 0)
+		return cell_err_set(e, errno, "cgroup: read %s", path);
+	have[strcspn(have, "\n")] = '\0';
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if ((need & 1U << c) && cgroup_ctrls[c].v2 != NULL &&
+		    !cgroup_words_have(have, strlen(have), ' ', cgroup_ctrls[c].v2))
+			return cell_err_set(e, ENOTSUP, "cgroup: no %s controller for %s",
+					    cgroup_ctrls[c].v2, cg->path);
+	return 0;
+}
+
+static int make(struct cgroup *cg, unsigned int want, unsigned int need, struct cell_err *e)
 {
 	cleanup_free char *pdir = parent_dir(cg);
 
 	if (pdir == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
-	if (enable_in(pdir, want, e) < 0 || cgroup_make_dir(cg->path, e) < 0) {
+	/* A cgroup_path that was there: its parent enables them still. */
+	if ((cg->path_made == 0 && enable_in(pdir, want, e) < 0) ||
+	    cgroup_make_dirs(cg->path, &cg->path_made, enable_parent, &want, e) < 0) {
 		free(cg->path); /* not made: never removed */
 		cg->path = NULL;
 		return -1;
@@ -107,7 +151,7 @@ static int make(struct cgroup *cg, unsigned int want, struct cell_err *e)
 	cg->fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg->fd < 0)
 		return cell_err_set(e, errno, "open cgroup %s", cg->path);
-	return 0;
+	return check_enabled(cg, need, e);
 }
 
 static int write_cpu_max(const char *dir, long long milli, struct cell_err *e)
@@ -120,7 +164,8 @@ static int write_cpu_max(const char *dir, long long milli, struct cell_err *e)
 	return 0;
 }
 
-static int apply(const struct cgroup *cg, const struct jail_limits *l, struct cell_err *e)
+static int apply(const struct cgroup *cg, const struct jail_limits *l, bool skip_cpus,
+		 struct cell_err *e)
 {
 	const char *dir = cg->path;
 
@@ -136,7 +181,107 @@ static int apply(const struct cgroup *cg, const struct jail_limits *l, struct ce
 		if (cgroup_file_exists(dir, "memory.oom.group"))
 			cgroup_write(dir, "memory.oom.group", "1");
 	}
-	if (l->cpus_milli >= 0 && write_cpu_max(dir, l->cpus_milli, e) < 0)
+	if (l->cpus_milli >= 0 && !skip_cpus && write_cpu_max(dir, l->cpus_milli, e) < 0)
+		return -1;
+	return 0;
+}
+
+static int write_res(const char *dir, const char *what, const char *file, const char *v,
+		     struct cell_err *e)
+{
+	if (cgroup_write(dir, file, v) < 0)
+		return cgroup_res_failed(what, dir, file, e);
+	return 0;
+}
+
+static int write_res_ll(const char *dir, const char *what, const char *file, long long v,
+			struct cell_err *e)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	return write_res(dir, what, file, buf, e);
+}
+
+/* cpu.max is "QUOTA PERIOD" in one write: a quota alone keeps the
+ * period the cgroup has, a period alone keeps its quota ("max": none). */
+static int cpu_bandwidth(const char *dir, const struct jail_resources *r, struct cell_err *e)
+{
+	cleanup_free char *path = NULL;
+	char cur[64] = "max 100000", quota[32], buf[80];
+	long long period = CPU_PERIOD_US;
+	char *sp;
+
+	if (asprintf(&path, "%s/cpu.max", dir) < 0)
+		return cell_err_set(e, ENOMEM, "cgroup");
+	if (proc_read_text(path, cur, sizeof(cur)) < 0)
+		return cell_err_set(e, errno, "cpu quota: read %s", path);
+	sp = strchr(cur, ' ');
+	if (sp != NULL) {
+		*sp = '\0';
+		period = strtoll(sp + 1, NULL, 10);
+	}
+	if (r->cpu_quota > 0)
+		snprintf(quota, sizeof(quota), "%lld", r->cpu_quota);
+	else
+		snprintf(quota, sizeof(quota), "%s", cur);
+	snprintf(buf, sizeof(buf), "%s %lld", quota, r->cpu_period > 0 ? r->cpu_period : period);
+	return write_res(dir, r->cpu_quota > 0 ? "cpu quota" : "cpu period", "cpu.max", buf, e);
+}
+
+/* blkio weight 10..1000: BFQ's io.bfq.weight takes it as is; io.weight
+ * (1..10000) the same place in its range, as runc converts it. */
+static int io_weight(const char *dir, long long w, struct cell_err *e)
+{
+	if (cgroup_file_exists(dir, "io.bfq.weight"))
+		return write_res_ll(dir, "blkio weight", "io.bfq.weight", w, e);
+	if (cgroup_file_exists(dir, "io.weight"))
+		return write_res_ll(dir, "blkio weight", "io.weight", 1 + (w - 10) * 9999 / 990, e);
+	return cell_err_set(
+		e, ENOTSUP,
+		"blkio weight: the jail's cgroup %s has no io.weight (no io controller)", dir);
+}
+
+static int resources(const struct cgroup *cg, const struct jail_resources *r, struct cell_err *e)
+{
+	const char *dir = cg->path;
+
+	if (r->cpu_shares > 0 &&
+	    write_res_ll(dir, "cpu shares", "cpu.weight", cgroup_cpu_weight(r->cpu_shares), e) < 0)
+		return -1;
+	if ((r->cpu_quota > 0 || r->cpu_period > 0) && cpu_bandwidth(dir, r, e) < 0)
+		return -1;
+	if (r->cpuset_cpus != NULL &&
+	    write_res(dir, "cpuset cpus", "cpuset.cpus", r->cpuset_cpus, e) < 0)
+		return -1;
+	if (r->cpuset_mems != NULL &&
+	    write_res(dir, "cpuset mems", "cpuset.mems", r->cpuset_mems, e) < 0)
+		return -1;
+	if (r->memory_reservation > 0 &&
+	    write_res_ll(dir, "memory reservation", "memory.low", r->memory_reservation, e) < 0)
+		return -1;
+	if (r->memory_swappiness >= 0)
+		return cell_err_set(e, ENOTSUP, "memory swappiness: cgroup v2 has none");
+	if (r->blkio_weight > 0 && io_weight(dir, r->blkio_weight, e) < 0)
+		return -1;
+	return cgroup_write_unified(dir, r->unified, r->nunified, e);
+}
+
+/* cell-oci update: each limit set, on its own (v2's memory.max and
+ * memory.swap.max do not bound each other).  A memory.max below what
+ * the jail uses makes the kernel reclaim, and kill if it cannot. */
+static int set_limits(const struct cgroup *cg, const struct jail_limits *l, bool skip_cpus,
+		      struct cell_err *e)
+{
+	const char *dir = cg->path;
+
+	if (l->nrtask >= 0 && cgroup_write_ll(dir, "pids.max", l->nrtask) < 0)
+		return cgroup_limit_failed(PARAM_NRTASK, dir, "pids.max", e);
+	if (l->memory >= 0 && cgroup_write_ll(dir, "memory.max", l->memory) < 0)
+		return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.max", e);
+	if (l->swap >= 0 && cgroup_pin_swap(dir, "memory.swap.max", l->swap, l, e) < 0)
+		return -1;
+	if (l->cpus_milli >= 0 && !skip_cpus && write_cpu_max(dir, l->cpus_milli, e) < 0)
 		return -1;
 	return 0;
 }
@@ -341,6 +486,16 @@ static int thaw(const struct cgroup *cg, struct cell_err *e)
 	return 0;
 }
 
+static bool frozen(const struct cgroup *cg)
+{
+	cleanup_free char *path = NULL;
+	char buf[16];
+
+	if (cg->path == NULL || asprintf(&path, "%s/cgroup.freeze", cg->path) < 0)
+		return false;
+	return proc_read_text(path, buf, sizeof(buf)) == 0 && buf[0] == '1';
+}
+
 /* Every process of the tree, at once, frozen or not (Linux 5.14; before,
  * the end of the jail's pid namespace does it). */
 static int kill_all(const struct cgroup *cg, struct cell_err *e)
@@ -369,18 +524,37 @@ static void usage(const struct cgroup *cg, struct cgroup_usage *u)
 			u->cpu_usec = strtoll(line + 11, NULL, 10);
 }
 
-static int mount_jail(const struct cgroup *cg, struct cell_err *e)
+/* A fresh cgroup2, whose root in the jail's cgroup namespace is the
+ * jail's cgroup, attached on DEST (-1: at TARGET, the jail CLI's). */
+static int mount_jail(const struct cgroup *cg, int dest, const char *target, bool ro,
+		      struct cell_err *e)
 {
-	const unsigned long ro = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	const unsigned int attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
+				   (ro ? MOUNT_ATTR_RDONLY : 0);
+	cleanup_close int fs = -1;
+	cleanup_close int mnt = -1;
 
-	if (mount("cgroup2", CGROUP_FS, "cgroup2", ro, NULL) < 0)
-		return cell_err_set(e, errno, "mount cgroup2 on %s", CGROUP_FS);
+	if (dest < 0) {
+		/* The jail CLI's place, in its fresh sysfs: by path. */
+		if (mount("cgroup2", target, "cgroup2",
+			  MS_NOSUID | MS_NODEV | MS_NOEXEC | (ro ? MS_RDONLY : 0), NULL) < 0)
+			return cell_err_set(e, errno, "mount cgroup2 on %s", target);
+		return 0;
+	}
+	fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "source", "cgroup2", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
+	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs)) < 0 ||
+	    move_mount(mnt, "", dest, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "mount cgroup2 on %s", target);
 	return 0;
 }
 
 static int to_json(const struct cgroup *cg, json_t *j)
 {
-	return json_object_set_new(j, "path", json_string(cg->path));
+	if (json_object_set_new(j, "path", json_string(cg->path)) < 0)
+		return -1;
+	return cg->path_made == 1 ? 0 : json_object_set_new(j, "made", json_integer(cg->path_made));
 }
 
 static int from_json(struct cgroup *cg, const json_t *j, struct cell_err *e)
@@ -392,13 +566,17 @@ static int from_json(struct cgroup *cg, const json_t *j, struct cell_err *e)
 	if (!json_is_string(v))
 		return cell_err_set(e, EINVAL, "cgroup: path: not a path");
 	cg->path = strdup(json_string_value(v));
-	return cg->path == NULL ? cell_err_set(e, ENOMEM, "cgroup") : 0;
+	if (cg->path == NULL)
+		return cell_err_set(e, ENOMEM, "cgroup");
+	return cgroup_made_from_json(json_object_get(j, "made"), &cg->path_made, e);
 }
 
 const struct cgroup_ops cgroup_v2_ops = {
 	.plan = plan,
 	.make = make,
 	.apply = apply,
+	.resources = resources,
+	.set_limits = set_limits,
 	.devices = devices,
 	.update = update,
 	.ctrl_dir = ctrl_dir,
@@ -408,6 +586,7 @@ const struct cgroup_ops cgroup_v2_ops = {
 	.freeze = freeze,
 	.thaw = thaw,
 	.kill = kill_all,
+	.frozen = frozen,
 	.usage = usage,
 	.mount_jail = mount_jail,
 	.to_json = to_json,

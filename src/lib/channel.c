@@ -186,7 +186,7 @@ void run_read_channel(struct run *r)
 		struct cell_err ignored;
 
 		r->master = fd;
-		if (isatty(STDIN_FILENO)) {
+		if (!r->pty_elsewhere && isatty(STDIN_FILENO)) {
 			tty_copy_winsize(STDIN_FILENO, r->master);
 			tty_set_raw(STDIN_FILENO, &r->tty, &ignored);
 		}
@@ -204,6 +204,8 @@ void run_read_channel(struct run *r)
 		r->err = m;
 	} else if (m.type == MSG_HOLD && m.errnum > 0) {
 		r->hold = m.errnum;
+	} else if (m.type == MSG_CREATED) {
+		r->created = true;
 	}
 }
 
@@ -303,7 +305,7 @@ int run_supervise_for(struct run *r, int timeout, bool *killed)
  * channel) or the child has reported its error. */
 void run_wait_exec(struct run *r)
 {
-	while (r->sock >= 0 && !r->failed && r->hold == 0) {
+	while (r->sock >= 0 && !r->failed && r->hold == 0 && !r->created) {
 		struct pollfd p = {.fd = r->sock, .events = POLLIN};
 
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)

@@ -34,6 +34,12 @@
  * The process is the joiner's child in the jail's namespaces and cell's
  * by CLONE_PARENT, so cell waits for it through its pidfd.  It is no
  * freer than the jail's own processes.
+ *
+ * OCI exec (jail_exec_process()) takes the same path with a process given
+ * entirely and the jail's mechanisms from its recorded config; detached,
+ * cell returns at the end of file (the process clears its parent-death
+ * signal just before its execve); with a console socket, the pty's master
+ * the process sends goes there instead of being relayed.
  */
 #include "exec.h"
 
@@ -49,6 +55,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -72,6 +79,7 @@
 
 struct exec_child {
 	const struct jail_spec *spec;
+	bool detach; /* the process outlives cell */
 	const struct policy *policy;
 	const struct cgroup *cgroup;
 	int cgroup_fd; /* v2: the jail's cgroup, for CLONE_INTO_CGROUP; else -1 */
@@ -133,9 +141,10 @@ static noreturn void exec_process(const struct exec_child *c)
 		.tty_slave = slave,
 		.log_fd = -1,
 		.rearm_deathsig = s->proc.has_user,
-		.outlive_cell = false,
+		.outlive_cell = c->detach,
 		.umask = c->umask,
 		.sigmask = c->parent,
+		.created_fd = -1,
 	};
 	process_finish(&f);
 }
@@ -245,15 +254,86 @@ static int v2_cgroup_fd(const struct cgroup *cg, struct cell_err *e)
 	return fd;
 }
 
-int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *status,
-	      struct cell_err *e)
+/* A unix socket connected to PATH (the console socket), before the
+ * clone: a host path, which the jail's mount namespace does not show. */
+static int console_connect(const char *path, struct cell_err *e)
 {
-	struct exec_child c = {.spec = s, .jail_pidfd = -1, .sock = -1};
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return cell_err_set(e, ENAMETOOLONG, "console socket %s", path);
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cell_err_set(e, errno, "console socket %s", path);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		cell_err_set(e, errno, "console socket %s", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The pty's master to the console socket, with runc's message (the
+ * master's name); cell keeps no copy and relays nothing. */
+static int console_send(int sock, struct run *r, const char *path, struct cell_err *e)
+{
+	static const char name[] = "/dev/ptmx";
+	int ret = 0;
+
+	if (r->master < 0)
+		return cell_err_set(e, 0, "console socket %s: the process has no pty", path);
+	if (tty_send_fd(sock, name, sizeof(name) - 1, r->master) < 0)
+		ret = cell_err_set(e, errno, "send the pty to console socket %s", path);
+	close(r->master);
+	r->master = -1;
+	return ret;
+}
+
+/* PID to FILE: a temporary beside it, renamed over it, so that a reader
+ * never sees half a number. */
+static int write_pid_file(const char *file, pid_t pid, struct cell_err *e)
+{
+	char tmp[4096];
+	int fd, n;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", file, (int)getpid()) >= (int)sizeof(tmp))
+		return cell_err_set(e, ENAMETOOLONG, "pid file %s", file);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return cell_err_set(e, errno, "pid file %s", file);
+	n = dprintf(fd, "%d", (int)pid);
+	if (n <= 0 || close(fd) < 0 || rename(tmp, file) < 0) {
+		cell_err_set(e, errno, "pid file %s", file);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Once the process runs: its pty to the console socket, its pid file;
+ * then, detached, cell is done with it. */
+static int exec_started(struct run *r, int console, const struct exec_opts *o, struct cell_err *e)
+{
+	if (console >= 0 && console_send(console, r, o->console_socket, e) < 0)
+		return -1;
+	if (o->pid_file != NULL && write_pid_file(o->pid_file, r->pid, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* The jail CLI's process takes the jail's parameters from its record and
+ * the policy they make; an OCI process comes with its mechanisms. */
+static int exec_in(const char *state_root, struct jail_spec *s, bool from_record,
+		   const struct exec_opts *o, int *status, struct cell_err *e)
+{
+	struct exec_child c = {.spec = s, .detach = o->detach, .jail_pidfd = -1, .sock = -1};
 	struct policy policy = {0};
 	struct cgroup cg;
 	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
 	struct run r;
-	int rootfd = -1, sv[2] = {-1, -1}, cgfd = -2, ret = -1;
+	int rootfd = -1, sv[2] = {-1, -1}, cgfd = -2, console = -1, ret = -1;
 	bool opened = false, killed = false;
 
 	cgroup_init(&cg);
@@ -267,20 +347,23 @@ int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *sta
 		cell_err_set(e, 0, "jail %s: is not running", s->name);
 		goto out;
 	}
-	if (record_exec_spec(j.state, s, e) < 0 ||
+	if ((from_record && record_exec_spec(j.state, s, e) < 0) ||
 	    cgroup_from_json(&cg, json_object_get(j.state, "cgroup"), e) < 0)
 		goto out;
 	/* The jail's mechanisms, as its start made them from the same
 	 * parameters. */
-	if (policy_defaults(s, e) < 0)
+	if (from_record && policy_defaults(s, e) < 0)
 		goto out;
-	policy_for_exec(s, &policy);
+	if (policy_for_exec(s, &policy, e) < 0)
+		goto out;
 	c.policy = &policy;
 	c.join_user = userns_to_join(&j, e);
 	if (c.join_user < 0)
 		goto out;
 	cgfd = v2_cgroup_fd(&cg, e);
 	if (cgfd == -1)
+		goto out;
+	if (o->console_socket != NULL && (console = console_connect(o->console_socket, e)) < 0)
 		goto out;
 	if (run_open(&r, sv, e) < 0)
 		goto out;
@@ -310,20 +393,42 @@ int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *sta
 	run_wait_exec(&r);
 	jail_close(&j);
 	opened = false;
-	*status = run_supervise_for(&r, timeout, &killed);
+	if (r.failed) {
+		run_child_error(&r, e);
+		cell_err_prefix(e, "jail %s", s->name);
+		goto out;
+	}
+	if (exec_started(&r, console, o, e) < 0) {
+		/* Not left running where no one expects it. */
+		syscall(SYS_pidfd_send_signal, r.pidfd, SIGKILL, NULL, 0);
+		run_supervise(&r);
+		cell_err_prefix(e, "jail %s", s->name);
+		goto out;
+	}
+	if (o->detach) {
+		/* It runs on: once cell has exited, its new parent (the
+		 * engine's subreaper, or init) reaps it. */
+		*status = 0;
+		ret = 0;
+		goto out;
+	}
+	*status = run_supervise_for(&r, o->timeout, &killed);
 	if (r.failed) {
 		run_child_error(&r, e);
 		cell_err_prefix(e, "jail %s", s->name);
 		goto out;
 	}
 	if (killed) {
-		cell_err_set(e, 0, "killed after %d s", timeout);
+		cell_err_set(e, 0, "killed after %d s", o->timeout);
 		e->errnum = ETIMEDOUT; /* for the caller; the message says it */
 		goto out;
 	}
 	ret = 0;
 out:
 	run_close(&r, sv);
+	policy_free(&policy);
+	if (console >= 0)
+		close(console);
 	if (cgfd >= 0)
 		close(cgfd);
 	if (opened)
@@ -331,4 +436,20 @@ out:
 	cgroup_release(&cg);
 	close(rootfd);
 	return ret;
+}
+
+int jail_exec(const char *state_root, struct jail_spec *s, int timeout, int *status,
+	      struct cell_err *e)
+{
+	const struct exec_opts o = {.timeout = timeout};
+
+	return exec_in(state_root, s, true, &o, status, e);
+}
+
+int jail_exec_process(const char *state_root, struct jail_spec *s, const struct exec_opts *o,
+		      int *status, struct cell_err *e)
+{
+	if (o->console_socket != NULL && (!o->detach || !s->proc.terminal))
+		return cell_err_set(e, 0, "a console socket needs a terminal and detach");
+	return exec_in(state_root, s, false, o, status, e);
 }

@@ -49,7 +49,8 @@ int jail_read_exit(int dirfd)
 	return atoi(buf);
 }
 
-/* The record's "state": "creating", "running" or "stopped". */
+/* The record's "state": "creating", "created" (an OCI create's process
+ * waits for start), "running" or "stopped". */
 static bool has_phase(const json_t *st, const char *phase)
 {
 	const char *p = json_string_value(json_object_get(st, "state"));
@@ -379,7 +380,7 @@ static json_t *list_entry(int rootfd, const char *name, bool *dead)
 		return NULL;
 	record_upgrade(st);
 	if (record_running(st, &pid, &start)) {
-		if (!has_phase(st, "creating"))
+		if (!has_phase(st, "creating") && !has_phase(st, "created"))
 			json_object_set_new(st, "state", json_string("running"));
 		json_object_set_new(st, "exit", json_null());
 		return st;

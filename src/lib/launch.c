@@ -79,17 +79,21 @@
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "channel.h"
+#include "cleanup.h"
 #include "idrange.h"
 #include "testpoint.h"
 #include "init.h"
@@ -126,6 +130,13 @@ struct child_ctx {
 	struct ns_own own;     /* its own user namespace, and what that owns */
 	sigset_t parent;       /* the signal mask to restore before execve */
 	mode_t umask;
+	int fifo_fd; /* stop_created: the exec fifo, open for reading */
+	/* The namespaces joined by path (mech.ns_join), opened at prepare,
+	 * joined by the child in child_enter() (the pid one by cell, before
+	 * the clone: it holds for children only). */
+	int join_fd[8];
+	int join_type[8];
+	size_t njoin;
 };
 
 static noreturn void child_fail(const struct child_ctx *c, const struct cell_err *e)
@@ -230,6 +241,12 @@ static void child_enter(struct child_ctx *c, struct cell_err *e)
 	 * make, before anything is named, mounted or brought up. */
 	if (ns_own_join_uts_net(&c->own, e) < 0)
 		child_fail(c, e);
+	/* The namespaces it joins by path (an OCI pod's network, IPC...). */
+	for (size_t i = 0; i < c->njoin; i++)
+		if (c->join_type[i] != CLONE_NEWPID && setns(c->join_fd[i], c->join_type[i]) < 0) {
+			cell_err_set(e, errno, "join namespace %s", s->mech.ns_join[i].path);
+			child_fail(c, e);
+		}
 	child_stage(c, "enter", 0);
 }
 
@@ -246,7 +263,14 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
 		child_fail(c, e);
 	/* The size now, before the payload runs: set later by cell, the
 	 * change would raise a SIGWINCH the payload never asked for. */
-	tty_copy_winsize(STDIN_FILENO, master);
+	if (c->spec->proc.console_rows != 0 || c->spec->proc.console_cols != 0) {
+		struct winsize ws = {.ws_row = c->spec->proc.console_rows,
+				     .ws_col = c->spec->proc.console_cols};
+
+		ioctl(master, TIOCSWINSZ, &ws);
+	} else {
+		tty_copy_winsize(STDIN_FILENO, master);
+	}
 	if (tty_send_fd(c->sock, &m, sizeof(m), master) < 0) {
 		cell_err_set(e, errno, "send the pty to cell");
 		child_fail(c, e);
@@ -345,7 +369,7 @@ static noreturn void child_main(struct child_ctx *c)
 		child_fail(c, &e);
 	child_stage(c, "identity", 0);
 	child_wait_go(c, &e);
-	if (cgroup_mount_jail(c->cgroup, &e) < 0)
+	if (cgroup_mount_jail(c->cgroup, NULL, true, &e) < 0)
 		child_fail(c, &e);
 	/* Its rlimits and nice value while it is still the host's root: in
 	 * its user namespace, lowering the nice value would need
@@ -382,7 +406,8 @@ static noreturn void child_main(struct child_ctx *c)
 		.policy = &c->policy,
 		.sock = c->sock,
 		.tty_slave = slave,
-		.log_fd = c->opts->detach ? c->log_fd : -1,
+		.log_fd = c->opts->detach && !c->opts->keep_stdio ? c->log_fd : -1,
+		.created_fd = c->fifo_fd,
 		.keep_stdout = c->opts->keep_stdout,
 		.keep_stderr = c->opts->keep_stderr,
 		.rearm_deathsig = s->proc.has_user && !c->opts->detach,
@@ -408,8 +433,14 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 				 .cgroup = cgroup_to_json(cg),
 				 .detach = o->detach,
 				 .autoremove = !o->detach || o->autoremove};
+	json_t *rec = record_new(s, &run);
 
-	return record_new(s, &run);
+	if (rec != NULL && o->record_extra != NULL &&
+	    json_object_update(rec, (json_t *)o->record_extra) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
 }
 
 static int record_state(struct store_jail *j, const struct jail_spec *s,
@@ -497,16 +528,65 @@ static void reload_cgroups(struct store_jail *j, struct cgroup *cg)
 
 /* --- the parent's stages ------------------------------------------- */
 
+/* The namespaces the spec joins by path, opened and checked to be
+ * namespaces of the type it says.  The mount, user and time namespaces
+ * cannot be joined: the jail's root is built in a mount namespace of its
+ * own, by cell as the host's root. */
+static int open_joined(struct launch *l, struct cell_err *e)
+{
+	const struct jail_mechanisms *m = &l->spec->mech;
+	struct child_ctx *c = &l->child;
+
+	if (m->nns_join > sizeof(c->join_fd) / sizeof(c->join_fd[0]))
+		return cell_err_set(e, E2BIG, "jail %s: too many namespaces to join",
+				    l->spec->name);
+	for (size_t i = 0; i < m->nns_join; i++) {
+		const char *path = m->ns_join[i].path;
+		int type = m->ns_join[i].type, fd, got;
+
+		if (type == CLONE_NEWNS || type == CLONE_NEWUSER || type == CLONE_NEWTIME)
+			return cell_err_set(e, EINVAL,
+					    "namespace %s: joining a %s namespace is not supported",
+					    path,
+					    type == CLONE_NEWNS	    ? "mount"
+					    : type == CLONE_NEWUSER ? "user"
+								    : "time");
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return cell_err_set(e, errno, "namespace %s", path);
+		c->join_fd[c->njoin] = fd;
+		c->join_type[c->njoin++] = type;
+		got = ioctl(fd, NS_GET_NSTYPE);
+		if (got < 0)
+			return cell_err_set(e, errno == ENOTTY ? EINVAL : errno,
+					    "namespace %s: not a namespace", path);
+		if (got != type)
+			return cell_err_set(e, EINVAL, "namespace %s: not a namespace of that type",
+					    path);
+	}
+	return 0;
+}
+
 /* prepare: the clear errors, before anything is created; the policy. */
 static int stage_prepare(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
 
 	if (rootfs_check(s, &l->child.pin, e) < 0 || rlimit_check(s, e) < 0 ||
-	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0)
+	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0 || open_joined(l, e) < 0 ||
+	    policy_build(s, &l->child.policy, e) < 0)
 		return -1;
-	policy_build(s, &l->child.policy);
 	return 0;
+}
+
+static void undo_prepare(struct launch *l)
+{
+	struct child_ctx *c = &l->child;
+
+	for (size_t i = 0; i < c->njoin; i++)
+		close(c->join_fd[i]);
+	c->njoin = 0;
+	policy_free(&c->policy);
 }
 
 /* state: the jail's directory, created, locked, with its JID. */
@@ -539,6 +619,10 @@ static int stage_ids(struct launch *l, struct cell_err *e)
 	if (s->mech.userns_range &&
 	    idrange_acquire(l->opts->state_root, s->name, l->jail.dirfd, &l->ids, e) < 0)
 		return cell_err_prefix(e, "jail %s", s->name);
+	l->child.own.uid_map = s->mech.uid_map;
+	l->child.own.nuid_map = s->mech.nuid_map;
+	l->child.own.gid_map = s->mech.gid_map;
+	l->child.own.ngid_map = s->mech.ngid_map;
 	return ns_own_start(&l->child.own, s->mech.userns_owns, &l->ids, e);
 }
 
@@ -584,7 +668,15 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 	struct child_ctx *c = &l->child;
 
-	if (l->opts->detach) {
+	if (l->opts->stop_created) {
+		if (mkfifoat(l->jail.dirfd, "exec.fifo", 0600) < 0)
+			return cell_err_set(e, errno, "jail %s: make exec.fifo", s->name);
+		c->fifo_fd = openat(l->jail.dirfd, "exec.fifo",
+				    O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		if (c->fifo_fd < 0)
+			return cell_err_set(e, errno, "jail %s: open exec.fifo", s->name);
+	}
+	if (l->opts->detach && !l->opts->keep_stdio) {
 		c->log_fd = open_jail_file(&l->jail, "log", O_APPEND, e);
 		if (c->log_fd < 0)
 			return -1;
@@ -612,7 +704,9 @@ static void undo_files(struct launch *l)
 		close(c->exit_fd);
 	if (c->init_fd >= 0)
 		close(c->init_fd);
-	c->log_fd = c->exit_fd = c->init_fd = -1;
+	if (c->fifo_fd >= 0)
+		close(c->fifo_fd);
+	c->log_fd = c->exit_fd = c->init_fd = c->fifo_fd = -1;
 	free(c->attach);
 	c->attach = NULL;
 }
@@ -629,6 +723,14 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 	c->sock = l->sv[1];
 	c->umask = umask(022);
 	umask(c->umask);
+	l->r.pty_elsewhere = l->opts->console_socket != NULL;
+	/* A pid namespace joined by path holds for cell's children only:
+	 * cell joins it just before the clone.  (A launch is cell's last
+	 * act: nothing else of cell's is forked after it.) */
+	for (size_t i = 0; i < c->njoin; i++)
+		if (c->join_type[i] == CLONE_NEWPID && setns(c->join_fd[i], CLONE_NEWPID) < 0)
+			return cell_err_set(e, errno, "join namespace %s",
+					    l->spec->mech.ns_join[i].path);
 	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg), l->cg.fd, &l->r.pidfd);
 	if (l->r.pid < 0)
 		return cell_err_set(e, errno, "clone the jail's namespaces");
@@ -674,8 +776,8 @@ static int stage_start(struct launch *l, struct cell_err *e)
 	struct run *r = &l->r;
 
 	if ((l->cg.layout == CGROUP_V1 && cgroup_add_pid(&l->cg, r->pid, e) < 0) ||
-	    record_state(&l->jail, l->spec, l->opts, &l->cg, &l->ids, r->pid, l->created, "running",
-			 e) < 0 ||
+	    record_state(&l->jail, l->spec, l->opts, &l->cg, &l->ids, r->pid, l->created,
+			 l->opts->stop_created ? "created" : "running", e) < 0 ||
 	    send_byte(r, 'g', e) < 0)
 		return -1;
 	testpoint_pause("run:started");
@@ -711,6 +813,9 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 		run_child_error(&l->r, e);
 		return cell_err_prefix(e, "jail %s", l->spec->name);
 	}
+	if (l->opts->stop_created && !l->r.created)
+		return cell_err_set(e, EPIPE, "jail %s: its process ended before it was created",
+				    l->spec->name);
 	if (l->opts->detach)
 		testpoint_pause("run:execd");
 	return 0;
@@ -724,10 +829,14 @@ struct stage {
 
 /* In order; a failure undoes the stages before it, in reverse. */
 static const struct stage stages[] = {
-	{"prepare", stage_prepare, NULL},   {"state", stage_state, undo_state},
-	{"ids", stage_ids, undo_ids},	    {"cgroups", stage_cgroups, undo_cgroups},
-	{"files", stage_files, undo_files}, {"spawn", stage_spawn, undo_spawn},
-	{"start", stage_start, NULL},	    {"exec", stage_exec, NULL},
+	{"prepare", stage_prepare, undo_prepare},
+	{"state", stage_state, undo_state},
+	{"ids", stage_ids, undo_ids},
+	{"cgroups", stage_cgroups, undo_cgroups},
+	{"files", stage_files, undo_files},
+	{"spawn", stage_spawn, undo_spawn},
+	{"start", stage_start, NULL},
+	{"exec", stage_exec, NULL},
 };
 #define NSTAGES (sizeof(stages) / sizeof(stages[0]))
 
@@ -752,12 +861,76 @@ static int run_stages(struct launch *l, struct cell_err *e)
 	return 0;
 }
 
+/* Writes the jail's host pid into O->pid_file (a temporary file beside
+ * it, renamed: a reader never sees half of it). */
+static int write_pid_file(const char *file, pid_t pid, struct cell_err *e)
+{
+	cleanup_free char *tmp = NULL;
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", (int)pid), fd;
+
+	if (asprintf(&tmp, "%s.cell-tmp", file) < 0) {
+		tmp = NULL;
+		return cell_err_set(e, ENOMEM, "pid file %s", file);
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return cell_err_set(e, errno, "pid file %s", file);
+	if (write(fd, buf, (size_t)len) != len || close(fd) < 0 || rename(tmp, file) < 0) {
+		int err = errno;
+
+		unlink(tmp);
+		return cell_err_set(e, err, "pid file %s", file);
+	}
+	return 0;
+}
+
+/* The pty's master to the console socket, as runc sends it: SCM_RIGHTS
+ * with the pty's name as the message. */
+static int send_console(const char *path, int master, struct cell_err *e)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	cleanup_close int sock = -1;
+	char name[64] = "/dev/console";
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return cell_err_set(e, ENAMETOOLONG, "console socket %s", path);
+	strcpy(sa.sun_path, path);
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return cell_err_set(e, errno, "console socket %s", path);
+	if (ptsname_r(master, name, sizeof(name)) != 0)
+		strcpy(name, "/dev/console");
+	if (tty_send_fd(sock, name, strlen(name), master) < 0)
+		return cell_err_set(e, errno, "console socket %s: send the pty", path);
+	return 0;
+}
+
 /* A detached jail lives on without cell: its cgroups and state stay. */
 static int leave_detached(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
 	int ret = 0;
 
+	if (l->opts->console_socket != NULL && l->r.master >= 0 &&
+	    send_console(l->opts->console_socket, l->r.master, e) < 0)
+		ret = -1;
+	else if (l->opts->console_socket != NULL && l->r.master < 0 && s->proc.terminal)
+		ret = cell_err_set(e, EPROTO, "jail %s: no pty came for the console socket",
+				   s->name);
+	if (ret == 0 && l->opts->pid_file != NULL &&
+	    write_pid_file(l->opts->pid_file, l->r.pid, e) < 0)
+		ret = -1;
+	if (ret < 0) {
+		/* Nothing half-made: the jail goes as a failed start would. */
+		undo_spawn(l);
+		undo_files(l);
+		undo_cgroups(l);
+		undo_ids(l);
+		undo_state(l);
+		undo_prepare(l);
+		return -1;
+	}
 	if (l->opts->autoremove &&
 	    jail_watch_remove(l->opts->state_root, s->name, l->r.pid, l->r.pidfd, e) < 0)
 		ret = -1;
@@ -835,7 +1008,8 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 			  .sock = -1,
 			  .log_fd = -1,
 			  .exit_fd = -1,
-			  .init_fd = -1},
+			  .init_fd = -1,
+			  .fifo_fd = -1},
 		.jail = {.dirfd = -1},
 		.rootfd = -1,
 		.sv = {-1, -1},
@@ -860,8 +1034,77 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 	} else {
 		ret = wait_and_release(&l, status, e);
 	}
+	undo_prepare(&l);
 	if (l.rootfd >= 0)
 		close(l.rootfd);
 	ns_own_reap(&l.child.own);
+	return ret;
+}
+
+/* --- OCI start: created -> running ----------------------------------- */
+
+/* Writes STATE into the exec fifo FD (non-blocking: never waits on the
+ * jail; a state larger than the pipe is refused, not half-sent). */
+static int write_fifo(int fd, const char *state, struct cell_err *e)
+{
+	size_t len = strlen(state);
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	do
+		n = write(fd, state, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 || (size_t)n != len)
+		return cell_err_set(e, n < 0 ? errno : EMSGSIZE, "write the exec fifo");
+	return 0;
+}
+
+int jail_start(const char *state_root, const char *name, const char *state_json, struct cell_err *e)
+{
+	struct jail j = {.pidfd = -1, .exit_status = -1};
+	cleanup_close int rootfd = -1;
+	cleanup_close int fifo = -1;
+	const char *phase;
+	int ret = -1;
+
+	if (store_open_root_existing(state_root, &rootfd, e) < 0 ||
+	    jail_open_existing(rootfd, name, &j, e) < 0)
+		return -1;
+	phase = json_string_value(json_object_get(j.state, "state"));
+	if (!j.running) {
+		cell_err_set(e, 0, "jail %s: cannot start a stopped jail", name);
+		goto out;
+	}
+	if (phase == NULL || strcmp(phase, "created") != 0) {
+		cell_err_set(e, 0, "jail %s: cannot start a jail that is not created (it is %s)",
+			     name, phase != NULL ? phase : "unknown");
+		goto out;
+	}
+	/* No reader (its process went): ENXIO, never a wait. */
+	fifo = openat(j.dir.dirfd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fifo < 0) {
+		cell_err_set(e, errno == ENXIO ? ESRCH : errno, "jail %s: open exec.fifo", name);
+		goto out;
+	}
+	json_object_set_new(j.state, "state", json_string("running"));
+	if (store_jail_write(&j.dir, j.state, e) < 0)
+		goto out;
+	if (write_fifo(fifo, state_json != NULL ? state_json : "", e) < 0) {
+		/* Still created: the record says so again. */
+		struct cell_err ignored;
+
+		json_object_set_new(j.state, "state", json_string("created"));
+		store_jail_write(&j.dir, j.state, &ignored);
+		cell_err_prefix(e, "jail %s", name);
+		goto out;
+	}
+	close(fifo);
+	fifo = -1;
+	/* Started once: a second start finds no fifo. */
+	unlinkat(j.dir.dirfd, "exec.fifo", 0);
+	ret = 0;
+out:
+	jail_close(&j);
 	return ret;
 }

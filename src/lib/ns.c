@@ -81,6 +81,8 @@ void ns_own_init(struct ns_own *o)
 	o->flags = 0;
 	o->user = o->uts = o->net = -1;
 	o->ids = (struct idrange){0, 0, 0};
+	o->uid_map = o->gid_map = NULL;
+	o->nuid_map = o->ngid_map = 0;
 }
 
 /* The effective capabilities back from the permitted set. */
@@ -225,13 +227,41 @@ static int open_ns(pid_t pid, const char *ns, struct cell_err *e)
 	return fd;
 }
 
+/* Writes a map given line by line, in one write(2) as the kernel wants. */
+static int write_given_map(pid_t pid, const char *map, const struct jail_idmap *m, size_t n,
+			   struct cell_err *e)
+{
+	char path[64], text[34 * 340];
+	size_t len = 0;
+	int fd, ret = 0;
+
+	if (n == 0 || n > 340)
+		return cell_err_set(e, EINVAL, "user namespace: %s: %zu lines (1 to 340)", map, n);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%u %u %u\n", m[i].inside,
+					m[i].outside, m[i].count);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, map);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cell_err_set(e, errno, "user namespace: open %s", path);
+	if (write(fd, text, len) != (ssize_t)len)
+		ret = cell_err_set(e, errno, "user namespace: write %s", map);
+	close(fd);
+	return ret;
+}
+
 int ns_own_finish(struct ns_own *o, struct cell_err *e)
 {
 	const struct idrange *r = &o->ids;
 
-	if (write_map(o->helper, "uid_map", (unsigned int)r->uid, r->count, e) < 0 ||
-	    write_map(o->helper, "gid_map", (unsigned int)r->gid, r->count, e) < 0)
+	if (o->nuid_map != 0 || o->ngid_map != 0) {
+		if (write_given_map(o->helper, "uid_map", o->uid_map, o->nuid_map, e) < 0 ||
+		    write_given_map(o->helper, "gid_map", o->gid_map, o->ngid_map, e) < 0)
+			return -1;
+	} else if (write_map(o->helper, "uid_map", (unsigned int)r->uid, r->count, e) < 0 ||
+		   write_map(o->helper, "gid_map", (unsigned int)r->gid, r->count, e) < 0) {
 		return -1;
+	}
 	if ((o->user = open_ns(o->helper, "user", e)) < 0 ||
 	    ((o->flags & CLONE_NEWUTS) && (o->uts = open_ns(o->helper, "uts", e)) < 0) ||
 	    ((o->flags & CLONE_NEWNET) && (o->net = open_ns(o->helper, "net", e)) < 0))

@@ -47,6 +47,10 @@ struct ns_own {
 	int flags;	    /* CLONE_NEWUSER and what the helper makes with it */
 	int user, uts, net; /* the namespaces, -1 until made (or not asked) */
 	struct idrange ids; /* the range; count 0: identity maps */
+	/* Maps given line by line (an OCI config's), instead of the range
+	 * or identity ones; set before ns_own_finish(). */
+	const struct jail_idmap *uid_map, *gid_map;
+	size_t nuid_map, ngid_map;
 };
 
 void ns_own_init(struct ns_own *o);

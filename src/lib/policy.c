@@ -14,12 +14,17 @@
 #include <sched.h>
 #include <linux/capability.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "caps.h"
 #include "devices.h"
 #include "landlock.h"
 #include "rlimit.h"
+#include "seccomp_oci.h"
 
 #define CAP(c)	CAPS_BIT(CAP_##c)
 #define SECCOMP JAIL_SECCOMP_DEFAULT /* the deny list */
@@ -258,21 +263,64 @@ const char *policy_rule_state(const struct policy_rule *r, const struct jail_spe
 	return "off";
 }
 
-void policy_build(const struct jail_spec *s, struct policy *p)
+int policy_build(const struct jail_spec *s, struct policy *p, struct cell_err *e)
 {
 	memset(p, 0, sizeof(*p));
 	p->mech = &s->mech;
 	p->proc = &s->proc;
 	p->landlock = s->mech.landlock;
-	if (s->mech.seccomp != JAIL_SECCOMP_NONE)
+	if (s->mech.seccomp == JAIL_SECCOMP_DEFAULT)
 		seccomp_filter_for(s->mech.seccomp_relax, &p->seccomp);
+	if (s->mech.seccomp == JAIL_SECCOMP_RULES) {
+		const struct jail_seccomp_rules *r = s->mech.seccomp_rules;
+		struct sock_fprog prog = {0, NULL};
+
+		if (r == NULL)
+			return cell_err_set(e, EINVAL, "seccomp: no profile");
+		/* SCMP_ACT_NOTIFY's listener needs the state handed to an
+		 * agent at create: not there yet, and a clear error rather
+		 * than a filter that would block the calls for ever. */
+		if (r->listener_path != NULL)
+			return cell_err_set(e, EOPNOTSUPP,
+					    "seccomp: listenerPath %s: not supported",
+					    r->listener_path);
+		if (seccomp_oci_compile(r, &prog, e) < 0)
+			return -1;
+		p->compiled = prog.filter;
+		p->seccomp.insns = prog.filter;
+		p->seccomp.len = prog.len;
+		p->seccomp_flags = r->flags;
+	}
+	return 0;
 }
 
-void policy_for_exec(const struct jail_spec *s, struct policy *p)
+void policy_free(struct policy *p)
 {
-	policy_build(s, p);
+	free(p->compiled);
+	p->compiled = NULL;
+}
+
+int policy_for_exec(const struct jail_spec *s, struct policy *p, struct cell_err *e)
+{
+	if (policy_build(s, p, e) < 0)
+		return -1;
 	if (p->landlock != 0)
 		p->landlock = (s->mech.ns_new & CLONE_NEWNET) ? 0 : LANDLOCK_SCOPE_ABSTRACT;
+	return 0;
+}
+
+/* The seccomp program with its flags (an OCI profile's: log,
+ * spec_allow...), through seccomp(2). */
+static int install_filter(const struct policy *p, struct cell_err *e)
+{
+	struct sock_fprog prog = {.len = p->seccomp.len,
+				  .filter = (struct sock_filter *)p->seccomp.insns};
+
+	if (p->seccomp_flags == 0)
+		return seccomp_install(&p->seccomp, e);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, p->seccomp_flags, &prog) < 0)
+		return cell_err_set(e, errno, "seccomp: install the filter");
+	return 0;
 }
 
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e)
@@ -280,16 +328,28 @@ int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_
 	const struct jail_mechanisms *m = p->mech;
 	const struct jail_process *proc = p->proc;
 	int scoped;
+	/* An OCI profile without no_new_privs goes first (policy.h). */
+	bool filter_first = m->seccomp == JAIL_SECCOMP_RULES && !proc->no_new_privs;
 
+	if (m->has_personality && personality(m->personality) < 0)
+		return cell_err_set(e, errno, "set personality %#lx", m->personality);
+	if (filter_first && install_filter(p, e) < 0)
+		return -1;
 	/* A setuid or file-capability binary in the jail gains nothing. */
 	if (proc->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "set no_new_privs");
-	if (proc->has_caps && (caps_drop_bounding(proc->caps.bounding, e) < 0 ||
-			       caps_set(proc->caps.permitted, e) < 0))
+	/* An OCI process's sets come once its user is set (process.c);
+	 * until then it keeps root's, across that change. */
+	if (proc->has_caps && proc->caps_exact &&
+	    (caps_drop_bounding(proc->caps.bounding, e) < 0 || caps_keep(e) < 0))
+		return -1;
+	if (proc->has_caps && !proc->caps_exact &&
+	    (caps_drop_bounding(proc->caps.bounding, e) < 0 ||
+	     caps_set(proc->caps.permitted, e) < 0))
 		return -1;
 	if (p->landlock != 0 && landlock_scope(p->landlock, &scoped, e) < 0)
 		return -1;
-	if (m->seccomp != JAIL_SECCOMP_NONE && seccomp_install(&p->seccomp, e) < 0)
+	if (m->seccomp != JAIL_SECCOMP_NONE && !filter_first && install_filter(p, e) < 0)
 		return -1;
 	return policy_verify(p, e);
 }
@@ -313,5 +373,12 @@ int policy_verify(const struct policy *p, struct cell_err *e)
 
 int policy_apply_caps(const struct policy *p, struct cell_err *e)
 {
-	return p->proc->has_caps ? caps_set(p->proc->caps.permitted, e) : 0;
+	const struct jail_process *proc = p->proc;
+
+	if (!proc->has_caps)
+		return 0;
+	if (proc->caps_exact)
+		return caps_set_exact(proc->caps.effective, proc->caps.permitted,
+				      proc->caps.inheritable, proc->caps.ambient, e);
+	return caps_set(proc->caps.permitted, e);
 }

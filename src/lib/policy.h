@@ -63,9 +63,14 @@ struct policy {
 	const struct jail_process *proc; /* its capabilities, no_new_privs */
 	unsigned int landlock;		 /* LANDLOCK_SCOPE_* */
 	struct seccomp_prog seccomp;
+	unsigned int seccomp_flags;   /* SECCOMP_FILTER_FLAG_* (an OCI profile's) */
+	struct sock_filter *compiled; /* an OCI profile's program, owned */
 };
 
-void policy_build(const struct jail_spec *s, struct policy *p);
+/* Picks, or for an OCI profile compiles (libseccomp), the seccomp
+ * program; fails on a profile that cannot be compiled. */
+int policy_build(const struct jail_spec *s, struct policy *p, struct cell_err *e);
+void policy_free(struct policy *p);
 
 /*
  * The policy of a process that `cell exec` adds to a running jail.  A
@@ -76,16 +81,18 @@ void policy_build(const struct jail_spec *s, struct policy *p);
  * network namespace), and only the abstract-socket scope when the jail
  * shares the host's network.
  */
-void policy_for_exec(const struct jail_spec *s, struct policy *p);
+int policy_for_exec(const struct jail_spec *s, struct policy *p, struct cell_err *e);
 
 /*
  * In the jail's first process, after the root switch, the hostname and
- * the join of its user namespace, before the --init fork: no_new_privs,
- * the bounding set, the capability sets, the Landlock scopes, and the
- * seccomp filter last (so that nothing above needs a call it denies).
- * The rlimits and nice value come before, from the caller
- * (rlimit_apply()): in the jail's user namespace a lower nice value
- * would need CAP_SYS_NICE in the host's.
+ * the join of its user namespace, before the --init fork: the
+ * personality, no_new_privs, the bounding set, the capability sets, the
+ * Landlock scopes, and the seccomp filter last (so that nothing above
+ * needs a call it denies) — but an OCI profile without no_new_privs
+ * first, while the process still holds CAP_SYS_ADMIN, which installing
+ * a filter then needs (as runc does).  The rlimits and nice value come
+ * before, from the caller (rlimit_apply()): in the jail's user namespace
+ * a lower nice value would need CAP_SYS_NICE in the host's.
  */
 int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_err *e);
 

@@ -10,6 +10,10 @@
 #include <grp.h>
 #include <limits.h>
 #include <linux/close_range.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +24,7 @@
 
 #include "channel.h"
 #include "cleanup.h"
+#include "hooks.h"
 #include "param.h"
 #include "untrusted.h"
 
@@ -68,14 +73,18 @@ int process_set_user(const struct jail_spec *s, struct cell_err *e)
 {
 	gid_t gid;
 
-	if (!s->proc.has_user)
+	if (!s->proc.has_user) {
+		if (s->proc.has_groups && setgroups(s->proc.ngroups, s->proc.groups) < 0)
+			return cell_err_set(e, errno, "set supplementary groups");
 		return 0;
+	}
 	gid = s->proc.gid;
 	if (!s->proc.has_gid && passwd_gid(s->proc.uid, &gid, e) < 0)
 		return -1;
 	/* Groups first: after setresuid() we may no longer change them. */
-	if (setgroups(0, NULL) < 0)
-		return cell_err_param(e, PARAM_USER, 0, errno, "drop supplementary groups");
+	if (setgroups(s->proc.has_groups ? s->proc.ngroups : 0,
+		      s->proc.has_groups ? s->proc.groups : NULL) < 0)
+		return cell_err_param(e, PARAM_USER, 0, errno, "set supplementary groups");
 	if (setresgid(gid, gid, gid) < 0)
 		return cell_err_param(e, PARAM_USER, 0, errno, "set gid %u", (unsigned int)gid);
 	if (setresuid(s->proc.uid, s->proc.uid, s->proc.uid) < 0)
@@ -107,6 +116,72 @@ static int exec_failed(struct cell_err *e, int err, const char *cmd)
 {
 	cell_err_set(e, err, "exec %s", cmd);
 	e->exit_code = (err == ENOENT || err == ENOTDIR) ? CELL_EXIT_NOTFOUND : CELL_EXIT_NOEXEC;
+	return -1;
+}
+
+int process_set_limits(const struct jail_process *p, struct cell_err *e)
+{
+	for (size_t i = 0; i < p->nrlimits; i++) {
+		struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
+
+		if (setrlimit(p->rlimits[i].resource, &rl) < 0)
+			return cell_err_set(e, errno, "set rlimit %d to %llu/%llu",
+					    p->rlimits[i].resource, p->rlimits[i].soft,
+					    p->rlimits[i].hard);
+	}
+	if (p->has_oom_score_adj) {
+		char buf[16];
+		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+		int len = snprintf(buf, sizeof(buf), "%d", p->oom_score_adj);
+
+		if (fd < 0 || write(fd, buf, (size_t)len) != len) {
+			int err = errno;
+
+			if (fd >= 0)
+				close(fd);
+			return cell_err_set(e, err, "set oom_score_adj to %d", p->oom_score_adj);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* The command's path as its exec will find it (the jail's PATH), so that
+ * a created process that could never run fails its create, not its
+ * start: "executable file not found in $PATH", as engines expect. */
+static int resolve_command(const struct jail_spec *s, char *buf, size_t size, struct cell_err *e)
+{
+	const char *cmd = s->proc.argv[0];
+	const char *path = spec_env_get(s, "PATH");
+	int saved = ENOENT;
+
+	if (strchr(cmd, '/') != NULL) {
+		if (faccessat(AT_FDCWD, cmd, X_OK, AT_EACCESS) < 0)
+			return exec_failed(e, errno, cmd);
+		if ((size_t)snprintf(buf, size, "%s", cmd) >= size)
+			return exec_failed(e, ENAMETOOLONG, cmd);
+		return 0;
+	}
+	for (; path != NULL;) {
+		const char *end = strchrnul(path, ':');
+		size_t len = (size_t)(end - path);
+		struct stat st;
+
+		if ((size_t)snprintf(buf, size, "%.*s/%s", (int)(len == 0 ? 1 : len),
+				     len == 0 ? "." : path, cmd) < size &&
+		    stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) == 0)
+				return 0;
+			saved = errno;
+		}
+		if (*end == '\0')
+			break;
+		path = end + 1;
+	}
+	cell_err_set(e, saved, "exec %s: %s", cmd,
+		     saved == ENOENT ? "executable file not found in $PATH" : strerror(saved));
+	e->errnum = 0; /* the text says it */
+	e->exit_code = saved == ENOENT ? CELL_EXIT_NOTFOUND : CELL_EXIT_NOEXEC;
 	return -1;
 }
 
@@ -164,22 +239,111 @@ static int detach_stdio(const struct process_finish *f, struct cell_err *e)
 	return 0;
 }
 
+/* After MSG_CREATED no one reads the channel: an error goes to stderr
+ * (the engine's log) and ends the process. */
+static noreturn void created_fail(const struct process_finish *f, const struct cell_err *e)
+{
+	char line[sizeof(e->msg) + 64];
+	int len = snprintf(line, sizeof(line), "cell: start: jail %s: %s\n", f->spec->name, e->msg);
+
+	if (len > 0 && write(STDERR_FILENO, line, (size_t)len) < 0)
+		_exit(e->exit_code != 0 ? e->exit_code : CELL_EXIT_ERROR);
+	_exit(e->exit_code != 0 ? e->exit_code : CELL_EXIT_ERROR);
+}
+
+/* The state `start` writes into the exec fifo, read to its end. */
+#define CREATED_STATE_MAX (64U << 10)
+
+/*
+ * An OCI create: says MSG_CREATED and waits on the exec fifo (open for
+ * reading since before the clone) until `cell-oci start` writes the
+ * state into it and closes it; then the startContainer hooks run, here,
+ * in the jail.  The fifo was opened non-blocking with no writer, where
+ * Linux reports no hang-up until a writer has come and gone.
+ */
+static void wait_created(const struct process_finish *f, struct cell_err *e)
+{
+	const struct jail_mechanisms *m = &f->spec->mech;
+	struct child_msg msg = {.type = MSG_CREATED};
+	cleanup_free char *state = malloc(CREATED_STATE_MAX + 1);
+	size_t len = 0;
+
+	if (state == NULL) {
+		cell_err_set(e, ENOMEM, "exec fifo");
+		channel_fail(f->sock, e);
+	}
+	/* The runtime that created it goes: the process lives on. */
+	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0) {
+		cell_err_set(e, errno, "clear the parent-death signal");
+		channel_fail(f->sock, e);
+	}
+	/* Nothing of cell's is held while it waits, the jail's lock above
+	 * all (start takes it): the fifo becomes fd 3, the channel fd 4, and
+	 * the rest is closed. */
+	int fifo = fcntl(f->created_fd, F_DUPFD_CLOEXEC, 10);
+	int sock = fcntl(f->sock, F_DUPFD_CLOEXEC, 10);
+
+	if (fifo < 0 || sock < 0 || dup3(fifo, 3, O_CLOEXEC) < 0 || dup3(sock, 4, O_CLOEXEC) < 0 ||
+	    syscall(SYS_close_range, 5U, ~0U, 0U) < 0) {
+		cell_err_set(e, errno, "close cell's descriptors");
+		channel_fail(f->sock, e);
+	}
+	if (send(4, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg))
+		_exit(CELL_EXIT_ERROR);
+	close(4);
+	for (;;) {
+		struct pollfd p = {.fd = 3, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			cell_err_set(e, errno, "wait on the exec fifo");
+			created_fail(f, e);
+		}
+		n = read(3, state + len, CREATED_STATE_MAX - len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			cell_err_set(e, errno, "read the exec fifo");
+			created_fail(f, e);
+		}
+		if (n == 0 && p.revents & POLLHUP)
+			break; /* start wrote it and closed its end */
+		len += (size_t)n;
+		if (len == CREATED_STATE_MAX)
+			break;
+	}
+	state[len] = '\0';
+	close(3);
+	if (hooks_run(m->hooks[JAIL_HOOK_START_CONTAINER], m->nhooks[JAIL_HOOK_START_CONTAINER],
+		      JAIL_HOOK_START_CONTAINER, state, -1, e) < 0)
+		created_fail(f, e);
+}
+
 static int finish(const struct process_finish *f, struct cell_err *e)
 {
+	char path[PATH_MAX];
+
 	const struct jail_spec *s = f->spec;
 
 	if (f->tty_slave >= 0 && tty_make_controlling(f->tty_slave, e) < 0)
 		return -1;
 	/* A uid change empties the permitted set: the kept caps again. */
 	if (process_set_user(s, e) < 0 ||
-	    (s->proc.has_user && policy_apply_caps(f->policy, e) < 0) ||
+	    ((s->proc.has_user || s->proc.caps_exact) && policy_apply_caps(f->policy, e) < 0) ||
 	    process_set_workdir(s, e) < 0)
 		return -1;
 	if (f->rearm_deathsig)
 		channel_rearm_deathsig(f->sock);
-	umask(f->umask);
+	umask(s->proc.has_umask ? s->proc.umask : f->umask);
 	if (f->log_fd >= 0 && detach_stdio(f, e) < 0)
 		return -1;
+	if (f->created_fd >= 0) {
+		if (resolve_command(s, path, sizeof(path), e) < 0)
+			return -1;
+		wait_created(f, e);
+	}
 	if (process_close_fds(e) < 0)
 		return -1;
 	if (sigprocmask(SIG_SETMASK, &f->sigmask, NULL) < 0)
@@ -188,6 +352,11 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	 * killed mid-start takes the unfinished jail with it. */
 	if (f->outlive_cell && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "clear the parent-death signal");
+	if (f->created_fd >= 0) {
+		execve(path, s->proc.argv, s->proc.env);
+		exec_failed(e, errno, s->proc.argv[0]);
+		created_fail(f, e);
+	}
 	return process_exec(s, e);
 }
 

@@ -24,6 +24,11 @@ int process_set_workdir(const struct jail_spec *s, struct cell_err *e);
 /* Marks every descriptor above 2 close-on-exec. */
 int process_close_fds(struct cell_err *e);
 
+/* The process's own rlimits and oom_score_adj (struct jail_process),
+ * set while it still may raise them: before the policy drops its
+ * capabilities. */
+int process_set_limits(const struct jail_process *p, struct cell_err *e);
+
 /* execve()s the command, searched for in the jail's PATH.  Returns only on
  * failure, with exit_code 127 (not found) or 126 (not executable). */
 int process_exec(const struct jail_spec *s, struct cell_err *e);
@@ -48,8 +53,11 @@ struct process_finish {
 	bool keep_stderr;
 	bool rearm_deathsig; /* after a uid change: die with cell until the exec */
 	bool outlive_cell;   /* clear the parent-death signal just before execve */
-	mode_t umask;
+	mode_t umask;	     /* unless the process has its own */
 	sigset_t sigmask;
+	/* An OCI create: the exec fifo, open for reading; the process says
+	 * MSG_CREATED and waits there for `start` (launch.h).  -1: none. */
+	int created_fd;
 };
 noreturn void process_finish(const struct process_finish *f);
 

@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 
 #include "param.h"
+#include "process.h"
 
 struct limit_map {
 	int resource;
@@ -87,6 +88,9 @@ int rlimit_apply(const struct jail_spec *s, struct cell_err *e)
 	}
 	if (s->limits.has_nice && setpriority(PRIO_PROCESS, 0, (int)s->limits.nice) < 0)
 		return cell_err_param(e, PARAM_NICE, 0, errno, "%s", "");
+	/* The process's own (an OCI process.rlimits), after the jail's. */
+	if (process_set_limits(&s->proc, e) < 0)
+		return -1;
 	if (!s->mech.pin_priority)
 		return 0;
 	/* No realtime class, and no nice value below the start one: with

@@ -36,11 +36,12 @@
 
 #include "cleanup.h"
 #include "param.h"
+#include "rootfs_impl.h"
 
 /* Mount points the jail always gets fresh, in the order they are made. */
 static const char *const fresh_dirs[] = {"proc", "dev", "sys", "tmp", "run"};
 
-static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
+int rootfs_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)flags | O_CLOEXEC,
@@ -61,7 +62,7 @@ static int open_in_root(int root, const char *path, int flags)
 		path++;
 	if (*path == '\0')
 		path = ".";
-	return sys_openat2(root, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	return rootfs_openat2(root, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 }
 
 static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e);
@@ -135,11 +136,12 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 		pin->ino = st.st_ino;
 		pin->set = true;
 	}
+	if (s->mech.mounts_given)
+		return rootfs_oci_check(s, e);
 	for (size_t i = 0; i < s->nbinds; i++)
 		if (stat(s->binds[i].src, &st) < 0)
 			return cell_err_param(e, PARAM_BIND, (int)i, errno, "%s", s->binds[i].src);
 	return check_bind_under_masks(s, e);
-	return 0;
 }
 
 /* As many symlinks as the kernel follows in one lookup (MAXSYMLINKS). */
@@ -275,10 +277,6 @@ static int attach_in_root(int mnt, int root, const char *target, int oflags, str
 	return 0;
 }
 
-struct fs_opt {
-	const char *key, *value;
-};
-
 /*
  * Opens the mount point PATH beneath DIR (RESOLVE: RESOLVE_IN_ROOT for
  * the jail's root, RESOLVE_BENEATH inside a mount of the jail's own)
@@ -287,7 +285,7 @@ struct fs_opt {
  * later mount could redirect (a --rootfs whose proc -> run/l/x got a
  * proc, unprotected, where /run/l pointed before /run was mounted).
  */
-static int open_mount_point(int dir, const char *path, const char *shown,
+int rootfs_open_mount_point(int dir, const char *path, const char *shown,
 			    unsigned long long resolve, int oflags, struct cell_err *e)
 {
 	const char *rel = path;
@@ -298,8 +296,8 @@ static int open_mount_point(int dir, const char *path, const char *shown,
 		rel++;
 	/* A final symlink comes back as itself (O_PATH | O_NOFOLLOW), one
 	 * on the way as ELOOP: both refused. */
-	fd = sys_openat2(dir, *rel != '\0' ? rel : ".", O_PATH | O_NOFOLLOW,
-			 resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	fd = rootfs_openat2(dir, *rel != '\0' ? rel : ".", O_PATH | O_NOFOLLOW,
+			    resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (fd < 0 && errno != ELOOP)
 		return cell_err_set(e, errno, "open mount point %s", shown);
 	if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
@@ -320,7 +318,7 @@ static int open_mount_point(int dir, const char *path, const char *shown,
 static int attach_pinned(int mnt, int dir, const char *path, const char *shown,
 			 unsigned long long resolve, struct cell_err *e)
 {
-	cleanup_close int tfd = open_mount_point(dir, path, shown, resolve, O_DIRECTORY, e);
+	cleanup_close int tfd = rootfs_open_mount_point(dir, path, shown, resolve, O_DIRECTORY, e);
 
 	if (tfd < 0)
 		return -1;
@@ -329,10 +327,8 @@ static int attach_pinned(int mnt, int dir, const char *path, const char *shown,
 	return 0;
 }
 
-/* A new instance of FSTYPE (for TARGET, named in errors), detached: what
- * protects it is done to it before it is attached anywhere. */
-static int fresh_mount(const char *fstype, const char *target, const struct fs_opt *opts,
-		       unsigned int attrs, struct cell_err *e)
+int rootfs_fs_mount(const char *fstype, const char *source, const char *target,
+		    const struct fs_opt *opts, unsigned int attrs, struct cell_err *e)
 {
 	cleanup_close int fs = fsopen(fstype, FSOPEN_CLOEXEC);
 	int mnt;
@@ -340,7 +336,7 @@ static int fresh_mount(const char *fstype, const char *target, const struct fs_o
 	if (fs < 0)
 		return cell_err_set(e, errno, "mount %s on %s", fstype, target);
 	/* The source names the filesystem in the jail's mountinfo. */
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", fstype, 0) < 0)
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", source, 0) < 0)
 		return cell_err_set(e, errno, "mount %s on %s: source", fstype, target);
 	for (; opts != NULL && opts->key != NULL; opts++) {
 		int r = opts->value != NULL
@@ -356,6 +352,14 @@ static int fresh_mount(const char *fstype, const char *target, const struct fs_o
 	if (mnt < 0)
 		return cell_err_set(e, errno, "mount %s on %s", fstype, target);
 	return mnt;
+}
+
+/* A new instance of FSTYPE (for TARGET, named in errors), detached: what
+ * protects it is done to it before it is attached anywhere. */
+static int fresh_mount(const char *fstype, const char *target, const struct fs_opt *opts,
+		       unsigned int attrs, struct cell_err *e)
+{
+	return rootfs_fs_mount(fstype, fstype, target, opts, attrs, e);
 }
 
 /* A new instance of FSTYPE attached on PATH beneath DIR at once (TARGET:
@@ -406,16 +410,12 @@ static const char *tmpfs_size(const struct jail_spec *s, const char *fixed, char
  */
 #define DEVPTS_MAX "256"
 
-struct dev_node {
-	const char *name;
-	unsigned int major, minor;
-};
-
-/* The minimal /dev of the foundation issue. */
-static const struct dev_node dev_nodes[] = {
+/* The minimal /dev of the foundation issue (OCI's default devices too). */
+const struct rootfs_dev_node rootfs_std_nodes[] = {
 	{"null", 1, 3},	  {"zero", 1, 5},    {"full", 1, 7},
 	{"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0},
 };
+const size_t rootfs_nstd_nodes = sizeof(rootfs_std_nodes) / sizeof(rootfs_std_nodes[0]);
 
 static const struct {
 	const char *target, *name;
@@ -490,8 +490,8 @@ static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, str
 
 	if (dev < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++) {
-		const struct dev_node *d = &dev_nodes[i];
+	for (size_t i = 0; i < rootfs_nstd_nodes; i++) {
+		const struct rootfs_dev_node *d = &rootfs_std_nodes[i];
 		if (mknodat(dev, d->name, S_IFCHR | 0666, makedev(d->major, d->minor)) < 0)
 			return cell_err_set(e, errno, "mknod /dev/%s", d->name);
 	}
@@ -563,7 +563,7 @@ static int setup_binds(int root, const struct jail_spec *s, const struct rootfs_
 
 /* PATH's part beneath TOP ("/proc/sys" beneath "/proc": "sys"), or NULL
  * when PATH does not lie strictly beneath TOP. */
-static const char *beneath(const char *path, const char *top)
+const char *rootfs_beneath(const char *path, const char *top)
 {
 	size_t n = strlen(top);
 
@@ -575,11 +575,11 @@ static const char *beneath(const char *path, const char *top)
  * descriptors, not in the tree. */
 static bool in_kernel_fs(const char *path)
 {
-	return beneath(path, "/proc") != NULL || beneath(path, "/sys") != NULL;
+	return rootfs_beneath(path, "/proc") != NULL || rootfs_beneath(path, "/sys") != NULL;
 }
 
 /* True when PATH is DIR or lies beneath it. */
-static bool path_within(const char *path, const char *dir)
+bool rootfs_path_within(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
 
@@ -596,7 +596,7 @@ static bool path_within(const char *path, const char *dir)
 static bool bind_covers(const struct jail_spec *s, const char *path)
 {
 	for (size_t i = 0; i < s->nbinds; i++)
-		if (path_within(path, s->binds[i].dst))
+		if (rootfs_path_within(path, s->binds[i].dst))
 			return true;
 	return false;
 }
@@ -613,7 +613,7 @@ static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
 
 			if (in_kernel_fs(m))
 				continue;
-			if (path_within(dst, m) && strcmp(dst, m) != 0 && !bind_covers(s, m))
+			if (rootfs_path_within(dst, m) && strcmp(dst, m) != 0 && !bind_covers(s, m))
 				return cell_err_param(e, PARAM_BIND, (int)i, 0,
 						      "%s is masked in the embedded root; bind %s "
 						      "itself to show it",
@@ -623,18 +623,8 @@ static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
-/*
- * What masks are made of: one empty read-only tmpfs, made once, detached,
- * and cloned onto each masked directory (a clone shares the superblock:
- * much cheaper than a new tmpfs each), and the jail's /dev/null, bound
- * over masked files.
- */
-struct masks {
-	int dir;  /* the empty tmpfs, detached; -1 until needed */
-	int null; /* the jail's /dev/null (O_PATH) */
-};
-
-static void masks_close(struct masks *m)
+/* struct masks (rootfs_impl.h): the jail's /dev/null here. */
+void rootfs_masks_close(struct masks *m)
 {
 	if (m->dir >= 0)
 		close(m->dir);
@@ -675,7 +665,7 @@ static int missing_path(const char *path, int err, const char *what, struct cell
 
 /* Masks what TARGET (opened, not followed) is: an empty read-only tmpfs
  * over a directory, the jail's /dev/null over anything else. */
-static int mask_opened(const char *path, int target, struct masks *m, struct cell_err *e)
+int rootfs_mask_opened(const char *path, int target, struct masks *m, struct cell_err *e)
 {
 	static const struct fs_opt opts[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
 	struct stat st;
@@ -705,7 +695,7 @@ static int mask_path(int root, const char *path, struct masks *m, struct cell_er
 
 	if (target < 0)
 		return missing_path(path, errno, "mask", e);
-	return mask_opened(path, target, m, e);
+	return rootfs_mask_opened(path, target, m, e);
 }
 
 /* Opens REL beneath the root of the jail's own mount MNT (its proc or
@@ -715,16 +705,16 @@ static int mask_path(int root, const char *path, struct masks *m, struct cell_er
 static int open_beneath(int mnt, const char *rel, const char *host, const char *what, int *fd,
 			struct cell_err *e)
 {
-	*fd = sys_openat2(mnt, rel, O_PATH | O_NOFOLLOW,
-			  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-				  RESOLVE_NO_XDEV);
+	*fd = rootfs_openat2(mnt, rel, O_PATH | O_NOFOLLOW,
+			     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				     RESOLVE_NO_XDEV);
 	if (*fd >= 0)
 		return 0;
 	return missing_path(host, errno, what, e);
 }
 
 /* Stacks a read-only bind of TARGET (opened, PATH in errors) on itself. */
-static int readonly_over(int target, const char *path, struct cell_err *e)
+int rootfs_readonly_over(int target, const char *path, struct cell_err *e)
 {
 	struct mount_attr ro = {.attr_set =
 					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
@@ -746,7 +736,7 @@ static int readonly_beneath(int mnt, const char *rel, const char *host, struct c
 
 	if (open_beneath(mnt, rel, host, "make read-only", &target, e) < 0)
 		return -1;
-	return target < 0 ? 0 : readonly_over(target, host, e);
+	return target < 0 ? 0 : rootfs_readonly_over(target, host, e);
 }
 
 static int mask_beneath(int mnt, const char *rel, const char *host, struct masks *m,
@@ -756,7 +746,7 @@ static int mask_beneath(int mnt, const char *rel, const char *host, struct masks
 
 	if (open_beneath(mnt, rel, host, "mask", &target, e) < 0)
 		return -1;
-	return target < 0 ? 0 : mask_opened(host, target, m, e);
+	return target < 0 ? 0 : rootfs_mask_opened(host, target, m, e);
 }
 
 /* The protections of the mechanisms M that lie beneath TOP ("/proc",
@@ -766,13 +756,13 @@ static int protect_kernel_fs(int mnt, const char *top, const struct jail_mechani
 			     struct masks *masks, struct cell_err *e)
 {
 	for (size_t i = 0; i < m->nreadonly; i++) {
-		const char *rel = beneath(m->readonly[i], top);
+		const char *rel = rootfs_beneath(m->readonly[i], top);
 
 		if (rel != NULL && readonly_beneath(mnt, rel, m->readonly[i], e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < m->nmasked; i++) {
-		const char *rel = beneath(m->masked[i], top);
+		const char *rel = rootfs_beneath(m->masked[i], top);
 
 		if (rel != NULL && mask_beneath(mnt, rel, m->masked[i], masks, e) < 0)
 			return -1;
@@ -787,7 +777,7 @@ static int readonly_in_tree(int root, const char *path, struct cell_err *e)
 
 	if (target < 0)
 		return missing_path(path, errno, "make read-only", e);
-	return readonly_over(target, path, e);
+	return rootfs_readonly_over(target, path, e);
 }
 
 /* The host's ssh host keys: /etc/ssh/ssh_host_*_key. */
@@ -841,7 +831,7 @@ static int mask_state_root(int root, const struct jail_spec *s, const char *atta
 	*end = '\0';
 	if (s->rootfs == NULL) {
 		inside = dir;
-	} else if (s->rootfs[0] == '/' && path_within(dir, s->rootfs)) {
+	} else if (s->rootfs[0] == '/' && rootfs_path_within(dir, s->rootfs)) {
 		size_t n = strlen(s->rootfs);
 
 		while (n > 1 && s->rootfs[n - 1] == '/')
@@ -861,7 +851,7 @@ static int mask_state_root(int root, const struct jail_spec *s, const char *atta
 		return cell_err_set(e, errno, "mask the state root %s", dir);
 	if (seen.st_dev != host.st_dev || seen.st_ino != host.st_ino)
 		return 0;
-	return mask_opened(inside, target, m, e);
+	return rootfs_mask_opened(inside, target, m, e);
 }
 
 /* The mechanisms' protections in the jail's tree, outside /proc and
@@ -920,8 +910,8 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 
 	if (dev < 0)
 		return -1;
-	m.null = sys_openat2(dev, "null", O_PATH | O_NOFOLLOW,
-			     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+	m.null = rootfs_openat2(dev, "null", O_PATH | O_NOFOLLOW,
+				RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
 	if (m.null < 0) {
 		cell_err_set(e, errno, "open /dev/null");
 		goto out;
@@ -947,7 +937,7 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 		goto out;
 	ret = 0;
 out:
-	masks_close(&m);
+	rootfs_masks_close(&m);
 	return ret;
 }
 
@@ -976,20 +966,12 @@ static int detach_host_mounts(struct cell_err *e)
 	return 0;
 }
 
-int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,
-		 const struct rootfs_ids *ids, struct cell_err *e)
+int rootfs_clone_root(const char *what, const struct rootfs_pin *pin, struct cell_err *e)
 {
-	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV};
-	const char *what = s->rootfs != NULL ? s->rootfs : "/";
-	cleanup_close int root = -1;
+	cleanup_close int root =
+		open_tree(AT_FDCWD, what,
+			  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
 
-	/* 1. Nothing below propagates to the host's mount namespace. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return cell_err_set(e, errno, "make mounts private");
-
-	/* 2. The new root: a detached recursive clone of the source. */
-	root = open_tree(AT_FDCWD, what,
-			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
 	if (root < 0)
 		return cell_err_set(e, errno, "bind root %s", what);
 	if (pin->set) {
@@ -1003,6 +985,28 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 			return cell_err_param(e, PARAM_PATH, 0, ESTALE,
 					      "replaced while the jail started (refused)");
 	}
+	return take_fd(&root);
+}
+
+int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,
+		 const struct rootfs_ids *ids, struct cell_err *e)
+{
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV};
+	const char *what = s->rootfs != NULL ? s->rootfs : "/";
+	cleanup_close int root = -1;
+
+	/* An OCI config's tree: its own list of mounts (rootfs_oci.c). */
+	if (s->mech.mounts_given)
+		return rootfs_oci_build(s, pin, attach, ids, e);
+
+	/* 1. Nothing below propagates to the host's mount namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return cell_err_set(e, errno, "make mounts private");
+
+	/* 2. The new root: a detached recursive clone of the source. */
+	root = rootfs_clone_root(what, pin, e);
+	if (root < 0)
+		return -1;
 	if (s->rootfs == NULL) {
 		/* The host's files, read-only and without device nodes, before
 		 * any of the jail's own (writable) mounts join the tree.  Not
@@ -1061,13 +1065,15 @@ int rootfs_pivot(const struct jail_spec *s, struct cell_err *e)
 		return cell_err_set(e, errno, "detach the old root");
 	if (chdir("/") < 0)
 		return cell_err_set(e, errno, "chdir /");
-	return 0;
+	return s->mech.mounts_given ? rootfs_oci_propagate(s, e) : 0;
 }
 
 int rootfs_verify(const struct jail_spec *s, struct cell_err *e)
 {
 	struct statvfs v;
 
+	if (s->mech.mounts_given)
+		return rootfs_oci_verify(s, e);
 	/* What inspect calls enforced is what the jail got: checked in the
 	 * jail's own tree, after the root switch.  A path the kernel lacks
 	 * (ENOENT) was not there to protect. */
@@ -1090,12 +1096,17 @@ int rootfs_bind_console(const char *slave_path, struct cell_err *e)
 {
 	cleanup_close int mnt =
 		open_tree(AT_FDCWD, slave_path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	cleanup_close int root = -1;
+	cleanup_close int target = -1;
 
 	if (mnt < 0)
 		return cell_err_set(e, errno, "bind %s on /dev/console", slave_path);
-	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return cell_err_set(e, errno, "open /");
-	return attach_in_root(mnt, root, "/dev/console", 0, e);
+	/* An OCI rootfs brings its own /dev/console (without a /dev mount
+	 * over it): a symlink there is refused, not followed. */
+	target = rootfs_open_mount_point(AT_FDCWD, "/dev/console", "/dev/console", RESOLVE_IN_ROOT,
+					 0, e);
+	if (target < 0)
+		return -1;
+	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "attach mount on /dev/console");
+	return 0;
 }

@@ -59,7 +59,21 @@ int rootfs_pivot(const struct jail_spec *s, struct cell_err *e);
  * them (/proc/sys and /sys read-only); fails closed. */
 int rootfs_verify(const struct jail_spec *s, struct cell_err *e);
 
-/* After rootfs_pivot(): binds the pty slave at /dev/console. */
+/*
+ * A jail whose spec lists its mounts (mech.mounts_given: an OCI config):
+ * rootfs_check() checks the list (destinations, bind sources, mounts
+ * inside /proc, device paths, sysctls), rootfs_build() makes the tree
+ * from it (rootfs_oci.c), rootfs_pivot() applies root_propagation and
+ * rootfs_verify() checks a read-only root and the masked and read-only
+ * paths.  Its first cgroup or cgroup2 mount is not made: only its
+ * destination, a directory.  This returns that mount (NULL: none), for
+ * the launch to mount the jail's own cgroups there once its cgroup
+ * namespace exists (read-only when its flags have MS_RDONLY).
+ */
+const struct jail_mount *rootfs_cgroup_mount(const struct jail_spec *s);
+
+/* After rootfs_pivot(): binds the pty slave at /dev/console (a symlink
+ * there is refused). */
 int rootfs_bind_console(const char *slave_path, struct cell_err *e);
 
 #endif

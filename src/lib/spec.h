@@ -161,6 +161,8 @@ struct jail_mount {
 	char *data; /* the filesystem's options ("mode=755,size=65536k"); NULL: none */
 	struct jail_idmap *uid_map, *gid_map; /* an idmapped bind; none: plain */
 	size_t nuid_map, ngid_map;
+	bool tmpcopyup; /* a tmpfs filled with what the root had at its destination
+			 * (runc's "tmpcopyup", podman's --read-only tmpfs mounts) */
 };
 
 /* A device node made in the jail's /dev (OCI linux.devices; the default
@@ -303,6 +305,11 @@ struct jail_process {
 	/* The five capability sets and no_new_privs: policy_defaults() fills
 	 * them from the policy's parameters. */
 	bool has_caps; /* false: the capabilities are left as they are */
+	/* The five sets hold as given whatever the user (an OCI process):
+	 * the bounding set drops with the policy, the rest once the user is
+	 * set; else the jail CLI's model (one kept set, emptied for a user
+	 * other than root). */
+	bool caps_exact;
 	struct jail_caps caps;
 	bool no_new_privs;
 

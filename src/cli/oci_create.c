@@ -1,0 +1,325 @@
+/*
+ * oci_create.c - `cell-oci create`, `start` and `run`: a bundle's
+ * config.json into a spec (oci_config.h), launched through the same
+ * stages as `cell run` (launch.h), stopped at "created" until start.
+ *
+ * create = the launch with {detach, stop_created, keep_stdio without a
+ * terminal, console_socket, pid_file, record_extra = the "oci" object of
+ * oci_state.h}; start = jail_start() and the poststart hooks (oci_ops.h);
+ * run -d = create + start; run = the launch in the foreground, its exit
+ * status the container's, its state gone when it ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "launch.h"
+#include "oci.h"
+#include "oci_config.h"
+#include "oci_ops.h"
+#include "oci_state.h"
+#include "untrusted.h"
+
+static const char create_usage[] =
+	"Usage: cell-oci create [OPTIONS] CONTAINER-ID\n"
+	"\n"
+	"Create the container of a bundle (config.json and its root): everything is\n"
+	"set up, its process waits for `cell-oci start`.  Its state is in the\n"
+	"--root directory until `cell-oci delete`.\n"
+	"\n"
+	"  -b, --bundle DIR           the bundle (default: the working directory)\n"
+	"      --console-socket PATH  process.terminal: the pty's master goes to this\n"
+	"                             unix socket (SCM_RIGHTS)\n"
+	"      --pid-file FILE        write the container process's host pid to FILE\n"
+	"      --preserve-fds N       more descriptors for the process: only 0\n"
+	"      --no-pivot             refused: cell always uses pivot_root\n"
+	"      --no-new-keyring       accepted (cell makes no session keyring)\n"
+	"  -h, --help                 show this help\n";
+
+static const char run_usage[] =
+	"Usage: cell-oci run [OPTIONS] CONTAINER-ID\n"
+	"\n"
+	"Create and start the container of a bundle.  In the foreground cell-oci\n"
+	"waits for it, exits with its status and deletes it; with -d it returns once\n"
+	"the process runs, and the container stays until `cell-oci delete`.\n"
+	"\n"
+	"  -b, --bundle DIR           the bundle (default: the working directory)\n"
+	"  -d, --detach               return once the process runs\n"
+	"      --console-socket PATH  with -d and process.terminal: the pty's master\n"
+	"                             goes to this unix socket\n"
+	"      --pid-file FILE        write the container process's host pid to FILE\n"
+	"      --preserve-fds N       more descriptors for the process: only 0\n"
+	"      --no-pivot             refused: cell always uses pivot_root\n"
+	"      --no-new-keyring       accepted (cell makes no session keyring)\n"
+	"      --no-subreaper         accepted (cell-oci never reaps for the container)\n"
+	"  -h, --help                 show this help\n";
+
+static const char start_usage[] =
+	"Usage: cell-oci start CONTAINER-ID\n"
+	"\n"
+	"Run the process of a created container, then its poststart hooks.\n"
+	"\n"
+	"  -h, --help  show this help\n";
+
+enum { OPT_CONSOLE = 256, OPT_PID_FILE, OPT_PRESERVE, OPT_NO_PIVOT, OPT_KEYRING, OPT_SUBREAPER };
+
+static const struct option create_opts[] = {
+	{"bundle", required_argument, NULL, 'b'},
+	{"detach", no_argument, NULL, 'd'},
+	{"console-socket", required_argument, NULL, OPT_CONSOLE},
+	{"pid-file", required_argument, NULL, OPT_PID_FILE},
+	{"preserve-fds", required_argument, NULL, OPT_PRESERVE},
+	{"no-pivot", no_argument, NULL, OPT_NO_PIVOT},
+	{"no-new-keyring", no_argument, NULL, OPT_KEYRING},
+	{"no-subreaper", no_argument, NULL, OPT_SUBREAPER},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct create_args {
+	const char *verb;
+	const char *id;
+	const char *bundle;
+	const char *console_socket;
+	const char *pid_file;
+	bool detach;
+};
+
+/* create's and run's options (run's alone: -d, --no-subreaper). */
+static int parse_create(const struct oci_global *g, struct create_args *a, bool is_run, int argc,
+			char **argv)
+{
+	const char *usage = is_run ? run_usage : create_usage;
+	int c, ret = OCI_EXIT_ERROR;
+
+	while ((c = oci_getopt(g, a->verb, usage, argc, argv, is_run ? "+b:dh" : "+b:h",
+			       create_opts, &ret)) != -1) {
+		switch (c) {
+		case 'b':
+			a->bundle = optarg;
+			break;
+		case 'd':
+			if (!is_run)
+				return oci_error(g, a->verb,
+						 "unknown option '--detach' (see "
+						 "cell-oci create --help)");
+			a->detach = true;
+			break;
+		case OPT_CONSOLE:
+			a->console_socket = optarg;
+			break;
+		case OPT_PID_FILE:
+			a->pid_file = optarg;
+			break;
+		case OPT_PRESERVE:
+			if (strcmp(optarg, "0") != 0)
+				return oci_error(g, a->verb,
+						 "--preserve-fds %s: not supported (only 0)",
+						 optarg);
+			break;
+		case OPT_NO_PIVOT:
+			return oci_error(g, a->verb,
+					 "--no-pivot: not supported (cell always uses pivot_root)");
+		case OPT_KEYRING:
+			break;
+		case OPT_SUBREAPER:
+			if (!is_run)
+				return oci_error(g, a->verb,
+						 "unknown option '--no-subreaper' (see "
+						 "cell-oci create --help)");
+			break;
+		default: /* 'h', '?' */
+			return ret;
+		}
+	}
+	a->id = oci_take_id(g, a->verb, argc, argv, 0, 0);
+	return a->id == NULL ? OCI_EXIT_ERROR : -1;
+}
+
+/* The bundle made absolute; NULL after the error. */
+static char *bundle_path(const struct oci_global *g, const struct create_args *a)
+{
+	char *dir = realpath(a->bundle != NULL ? a->bundle : ".", NULL);
+
+	if (dir == NULL)
+		oci_error(g, a->verb, "container %s: bundle %s: %s", a->id,
+			  a->bundle != NULL ? a->bundle : ".", strerror(errno));
+	return dir;
+}
+
+/* BUNDLE's config.json, read once: its text into the spec S and, as
+ * JSON, into the record's "oci" object *EXTRA. */
+static int load_bundle(const char *bundle, const char *id, struct jail_spec *s, json_t **extra,
+		       struct cell_err *e)
+{
+	char path[PATH_MAX + 16];
+	char *text = NULL;
+	size_t len = 0;
+	json_t *config;
+	json_error_t jerr;
+
+	*extra = NULL;
+	snprintf(path, sizeof(path), "%s/config.json", bundle);
+	if (untrusted_read(AT_FDCWD, path, UNTRUSTED_NOFOLLOW, OCI_CONFIG_MAX, &text, &len, e) < 0)
+		return cell_err_prefix(e, "config.json");
+	if (oci_config_parse(text, len, bundle, s, e) < 0) {
+		free(text);
+		return -1;
+	}
+	config = json_loadb(text, len, 0, &jerr);
+	free(text);
+	free(s->name);
+	s->name = strdup(id);
+	if (config != NULL && s->name != NULL)
+		*extra = oci_record_extra(bundle, config, s->rootfs);
+	json_decref(config);
+	if (*extra == NULL)
+		return cell_err_set(e, ENOMEM, "config.json");
+	return 0;
+}
+
+/* runc's rules for a terminal: a detached one needs a console socket, a
+ * console socket needs a terminal. */
+static int check_terminal(const struct jail_spec *s, const struct create_args *a, bool detached,
+			  struct cell_err *e)
+{
+	if (s->proc.terminal && detached && a->console_socket == NULL)
+		return cell_err_set(e, 0,
+				    "process.terminal needs --console-socket when the "
+				    "container runs detached");
+	if (!s->proc.terminal && a->console_socket != NULL)
+		return cell_err_set(e, 0, "--console-socket needs process.terminal true");
+	if (a->console_socket != NULL && !detached)
+		return cell_err_set(e, 0, "--console-socket needs -d");
+	return 0;
+}
+
+/* Creates the container (STOP_CREATED) or runs it in the foreground;
+ * *STATUS the foreground container's exit status. */
+static int launch(const struct oci_global *g, const struct create_args *a, bool stop_created,
+		  int *status)
+{
+	struct jail_spec s;
+	struct cell_err e;
+	json_t *extra = NULL;
+	char *bundle = bundle_path(g, a);
+	int ret = OCI_EXIT_ERROR;
+
+	cell_err_clear(&e);
+	spec_init(&s);
+	if (bundle == NULL)
+		goto out;
+	if (load_bundle(bundle, a->id, &s, &extra, &e) < 0 ||
+	    check_terminal(&s, a, stop_created, &e) < 0)
+		goto fail;
+	{
+		struct launch_opts o = {
+			.state_root = g->root,
+			.detach = stop_created,
+			.stop_created = stop_created,
+			.keep_stdio = !s.proc.terminal,
+			.console_socket = a->console_socket,
+			.pid_file = a->pid_file,
+			.record_extra = extra,
+		};
+
+		if (jail_run(&s, &o, status, &e) < 0)
+			goto fail;
+	}
+	ret = 0;
+	if (!stop_created) {
+		/* The foreground container is gone: its poststop hooks. */
+		struct cell_err warn;
+		json_t *st =
+			json_pack("{s:s, s:s, s:s, s:i, s:s}", "ociVersion", OCI_STATE_VERSION,
+				  "id", a->id, "status", "stopped", "pid", 0, "bundle", bundle);
+		char *state =
+			st != NULL ? json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+		cell_err_clear(&warn);
+		if (state != NULL && oci_hooks_run(&s, JAIL_HOOK_POSTSTOP, state, &warn) < 0)
+			oci_warn(g, a->verb, &warn);
+		free(state);
+		json_decref(st);
+	}
+	goto out;
+fail:
+	ret = oci_fail(g, a->verb, a->id, &e);
+	/* The command ran, and only what came after it failed: its
+	 * status is still the run's (launch.h). */
+	if (!stop_created && *status >= 0)
+		ret = *status;
+out:
+	json_decref(extra);
+	spec_free(&s);
+	free(bundle);
+	return ret;
+}
+
+int oci_verb_create(const struct oci_global *g, int argc, char **argv)
+{
+	struct create_args a = {.verb = "create"};
+	int ret = parse_create(g, &a, false, argc, argv), status;
+
+	if (ret >= 0)
+		return ret;
+	return launch(g, &a, true, &status);
+}
+
+static int start(const struct oci_global *g, const char *verb, const char *id)
+{
+	struct cell_err e, warn;
+
+	cell_err_clear(&e);
+	if (oci_start(g->root, id, &warn, &e) < 0)
+		return oci_fail(g, verb, id, &e);
+	if (warn.msg[0] != '\0')
+		oci_warn(g, verb, &warn);
+	return 0;
+}
+
+int oci_verb_run(const struct oci_global *g, int argc, char **argv)
+{
+	struct create_args a = {.verb = "run"};
+	int ret = parse_create(g, &a, true, argc, argv), status = -1;
+
+	if (ret >= 0)
+		return ret;
+	if (!a.detach) {
+		ret = launch(g, &a, false, &status);
+		return ret != 0 ? ret : status;
+	}
+	ret = launch(g, &a, true, &status);
+	if (ret != 0)
+		return ret;
+	ret = start(g, "run", a.id);
+	if (ret != 0) {
+		/* Not left half made: a container that could not start goes. */
+		struct cell_err ignored, warn;
+
+		oci_delete(g->root, a.id, true, &warn, &ignored);
+	}
+	return ret;
+}
+
+int oci_verb_start(const struct oci_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	const char *id;
+	int c, ret = OCI_EXIT_ERROR;
+
+	while ((c = oci_getopt(g, "start", start_usage, argc, argv, "+h", opts, &ret)) != -1)
+		return ret;
+	id = oci_take_id(g, "start", argc, argv, 0, 0);
+	if (id == NULL)
+		return OCI_EXIT_ERROR;
+	return start(g, "start", id);
+}

@@ -1,0 +1,118 @@
+# Setup and teardown for the cell-oci command-line tests (cli.bats).
+#
+# setup_file makes one root filesystem for the file (busybox-static and
+# its applets, in $BATS_FILE_TMPDIR); every test gets a private state
+# root ($ROOT) and a bundle ($BUNDLE) whose config.json is cell-oci's
+# default spec with the process, terminal and root set by make_bundle.
+# Teardown deletes (-f) every container of $ROOT, fails the test if one
+# is left, a process of it still runs, or the root is not empty, and
+# removes its directories in every case.
+
+bats_require_minimum_version 1.5.0
+
+OCI=${CELL_OCI:-$BATS_TEST_DIRNAME/../../build/cell-oci}
+
+oci_setup_file() {
+	ROOTFS=$BATS_FILE_TMPDIR/rootfs
+	mkdir -p "$ROOTFS"/{bin,proc,sys,dev,tmp,etc,root}
+	cp /bin/busybox "$ROOTFS/bin/busybox"
+	local a
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -sf busybox "$ROOTFS/bin/$a"
+	done
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$ROOTFS/etc/passwd"
+	echo 'root:x:0:' >"$ROOTFS/etc/group"
+	export ROOTFS
+}
+
+# oci ARGS...: cell-oci on this test's state root.
+oci() {
+	"$OCI" --root "$ROOT" "$@"
+}
+
+# make_bundle [DIR] -- ARGS...: a bundle (default $BUNDLE) whose process
+# runs ARGS without a terminal, on the file's root (read-only).
+make_bundle() {
+	local dir=$BUNDLE
+	if [ "$1" != -- ]; then
+		dir=$1
+		shift
+	fi
+	shift
+	mkdir -p "$dir"
+	rm -f "$dir/config.json"
+	"$OCI" spec --bundle "$dir"
+	local args
+	args=$(printf '%s\n' "$@" | jq -R . | jq -s .)
+	jq --arg root "$ROOTFS" --argjson args "$args" \
+		'.root.path = $root | .root.readonly = true | .process.terminal = false |
+		 .process.args = $args' "$dir/config.json" >"$dir/config.json.new"
+	mv "$dir/config.json.new" "$dir/config.json"
+}
+
+# edit_config JQ-FILTER: changes $BUNDLE/config.json.
+edit_config() {
+	jq "$@" "$BUNDLE/config.json" >"$BUNDLE/config.json.new"
+	mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"
+}
+
+# status_of ID: the container's status, from cell-oci state.
+status_of() {
+	oci state "$1" | jq -r .status
+}
+
+# wait_status ID STATUS: until the container has STATUS (10 s at most).
+wait_status() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(status_of "$1" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "container $1: status $(status_of "$1" 2>&1), not $2" >&2
+	return 1
+}
+
+# gone PID: true once PID has ended (a zombie has: only its new parent,
+# init, has yet to reap it), polled for 5 s at most.
+gone() {
+	local i state
+	for ((i = 0; i < 50; i++)); do
+		state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 0
+		[ -z "$state" ] || [ "$state" = Z ] || [ "$state" = X ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+oci_setup() {
+	ROOT=$BATS_TEST_TMPDIR/root
+	BUNDLE=$BATS_TEST_TMPDIR/bundle
+	PIDS=()
+	mkdir -p "$BUNDLE"
+}
+
+oci_teardown() {
+	local id pid errors=()
+	if [ -d "$ROOT" ]; then
+		for id in $("$OCI" --root "$ROOT" list -q 2>/dev/null); do
+			pid=$("$OCI" --root "$ROOT" state "$id" 2>/dev/null | jq -r .pid)
+			"$OCI" --root "$ROOT" delete -f "$id" >/dev/null 2>&1 ||
+				errors+=("container $id: delete -f failed")
+			if [ -n "$pid" ] && [ "$pid" != 0 ] && ! gone "$pid"; then
+				errors+=("container $id: pid $pid still runs")
+				kill -9 "$pid"
+			fi
+		done
+		if [ -n "$(ls -A "$ROOT" 2>/dev/null)" ]; then
+			errors+=("state left in $ROOT: $(ls -A "$ROOT" | tr '\n' ' ')")
+		fi
+	fi
+	for pid in "${PIDS[@]}"; do
+		kill -9 "$pid" 2>/dev/null || true
+	done
+	rm -rf "$ROOT" "$BUNDLE"
+	if [ ${#errors[@]} -gt 0 ]; then
+		printf 'teardown: %s\n' "${errors[@]}" >&2
+		return 1
+	fi
+}
