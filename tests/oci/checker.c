@@ -26,6 +26,8 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -375,6 +377,61 @@ static int cmd_recvtty(const char *path, const char *input)
 	return 0;
 }
 
+/* Writes S to the file PATH; 0 or -1 with errno. */
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+/* release-agent DIR: what `unshare -UrmC` then a cgroup v1 mount gives
+ * (CVE-2022-0492): a user, mount and cgroup namespace of its own, the
+ * memory hierarchy mounted on DIR, and a write of release_agent's own
+ * value back to it (harmless if it went through).  Prints a line per
+ * step: "unshare", "mount", "write", each "ok" or the errno. */
+static int cmd_release_agent(const char *dir)
+{
+	char map[64], value[4096] = "";
+	char path[PATH_MAX];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	ssize_t n;
+	int fd;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWCGROUP) < 0) {
+		report("unshare", -1);
+		return 0;
+	}
+	report("unshare", 0);
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	write_file("/proc/self/setgroups", "deny");
+	write_file("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	write_file("/proc/self/gid_map", map);
+	mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	mkdir(dir, 0755);
+	if (mount("cgroup", dir, "cgroup", 0, "memory") < 0) {
+		report("mount", -1);
+		return 0;
+	}
+	report("mount", 0);
+	snprintf(path, sizeof(path), "%s/release_agent", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, value, sizeof(value) - 1);
+		value[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	report("write", write_file(path, value[0] ? value : "\n"));
+	return 0;
+}
+
 static int cmd_winsize(void)
 {
 	struct winsize ws;
@@ -392,7 +449,7 @@ static int usage(void)
 	fprintf(stderr, "usage: checker caps|rlimit NAME|umask|nnp|seccomp|"
 			"personality|ids|fds|cwd|isatty|winsize|try CALL ARG|"
 			"ptrace PID|exe-watch SECS|rename-exchange A B SECS|"
-			"recvtty SOCKET [INPUT]\n");
+			"recvtty SOCKET [INPUT]|release-agent DIR\n");
 	return 2;
 }
 
@@ -434,6 +491,8 @@ int main(int argc, char **argv)
 		return cmd_exe_watch(argv[2]);
 	if (strcmp(v, "rename-exchange") == 0 && argc > 4)
 		return cmd_rename_exchange(argv[2], argv[3], argv[4]);
+	if (strcmp(v, "release-agent") == 0 && argc > 2)
+		return cmd_release_agent(argv[2]);
 	if (strcmp(v, "recvtty") == 0 && argc > 2)
 		return cmd_recvtty(argv[2], argc > 3 ? argv[3] : NULL);
 	return usage();

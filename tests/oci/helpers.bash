@@ -319,6 +319,29 @@ run_detached() {
 		PID=$(container_pid "$id")
 }
 
+# console_run: create with terminal true and a console socket served by
+# the checker; the pty's output in $output once the container exits.
+console_run() {
+	cfg '.process.terminal = true'
+	bg "$CHECKER" recvtty "$WORK/console.sock" ${1:+"$1"} >"$WORK/tty.out" 2>&1
+	local recv=$BG_PID i
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$WORK/console.sock" ] && break
+		sleep 0.1
+	done
+	remember_id "$ID"
+	status=0
+	oci create --console-socket "$WORK/console.sock" --bundle "$BUNDLE" "$ID" \
+		</dev/null >"$WORK/create.out" 2>&1 3>&- || status=$?
+	if [ "$status" -ne 0 ]; then
+		cat "$WORK/create.out" >&2
+		return 1
+	fi
+	must_start
+	wait_bg "$recv"
+	output=$(tr -d '\r' <"$WORK/tty.out")
+}
+
 # host_cgroup_dir PID CONTROLLER: the directory of PID's cgroup for
 # CONTROLLER on the host: v1 (/sys/fs/cgroup/CONTROLLER/...) when that
 # hierarchy exists, else the unified one.

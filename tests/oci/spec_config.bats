@@ -345,29 +345,6 @@ hook_state() {
 	[ "$output" = "$(cat /proc/self/oom_score_adj)" ]
 }
 
-# console_run: create with terminal true and a console socket served by
-# the checker; the pty's output in $output once the container exits.
-console_run() {
-	cfg '.process.terminal = true'
-	bg "$CHECKER" recvtty "$WORK/console.sock" ${1:+"$1"} >"$WORK/tty.out" 2>&1
-	local recv=$BG_PID i
-	for ((i = 0; i < 100; i++)); do
-		[ -S "$WORK/console.sock" ] && break
-		sleep 0.1
-	done
-	remember_id "$ID"
-	status=0
-	oci create --console-socket "$WORK/console.sock" --bundle "$BUNDLE" "$ID" \
-		</dev/null >"$WORK/create.out" 2>&1 3>&- || status=$?
-	if [ "$status" -ne 0 ]; then
-		cat "$WORK/create.out" >&2
-		return 1
-	fi
-	must_start
-	wait_bg "$recv"
-	output=$(tr -d '\r' <"$WORK/tty.out")
-}
-
 @test "config: process: terminal: the process's stdio is a pty passed over the console socket" {
 	args checker isatty
 	console_run
