@@ -123,3 +123,39 @@ run_in_pty() {
 	SHELL=/bin/sh run timeout "$ENGINE_TIMEOUT" script -qec "$1" /dev/null </dev/null
 	output=${output//$'\r'/}
 }
+
+# blob FILE: store FILE in the layout $LAYOUT as a sha256 blob; prints
+# "DIGEST SIZE".
+blob() {
+	local sum size
+	sum=$(sha256sum "$1" | cut -d' ' -f1)
+	size=$(stat -c %s "$1")
+	cp "$1" "$LAYOUT/blobs/sha256/$sum"
+	echo "sha256:$sum $size"
+}
+
+# make_oci_archive NAME OUT: an OCI image layout archive (what `ctr
+# image import` takes) of $ENGINE_TMP/rootfs.tar as one uncompressed
+# layer, its manifest named NAME.
+make_oci_archive() {
+	local name=$1 out=$2 l c m
+	LAYOUT=$ENGINE_TMP/layout
+	mkdir -p "$LAYOUT/blobs/sha256"
+	read -r -a l <<<"$(blob "$ENGINE_TMP/rootfs.tar")"
+	jq -cn --arg l "${l[0]}" '{architecture: "amd64", os: "linux",
+		config: {Cmd: ["sh"], Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]},
+		rootfs: {type: "layers", diff_ids: [$l]}}' | tr -d '\n' >"$ENGINE_TMP/config.json"
+	read -r -a c <<<"$(blob "$ENGINE_TMP/config.json")"
+	jq -cn --arg c "${c[0]}" --argjson cs "${c[1]}" --arg l "${l[0]}" --argjson ls "${l[1]}" \
+		'{schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
+		  config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
+		  layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $l, size: $ls}]}' |
+		tr -d '\n' >"$ENGINE_TMP/manifest.json"
+	read -r -a m <<<"$(blob "$ENGINE_TMP/manifest.json")"
+	jq -cn --arg m "${m[0]}" --argjson ms "${m[1]}" --arg n "$name" \
+		'{schemaVersion: 2, manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json",
+		  digest: $m, size: $ms, annotations: {"io.containerd.image.name": $n,
+		  "org.opencontainers.image.ref.name": ($n | sub(".*:"; ""))}}]}' >"$LAYOUT/index.json"
+	echo '{"imageLayoutVersion": "1.0.0"}' >"$LAYOUT/oci-layout"
+	tar -C "$LAYOUT" -cf "$out" oci-layout index.json blobs
+}
