@@ -7,6 +7,8 @@
 # Not part of `make test` and never failing on a runtime's failures:
 # docs/COMPATIBILITY.md records the counts and explains each difference.
 #
+# COMPAT_RUNTIMES="runc crun cell-oci" (the default) picks which run.
+#
 # crun 1.8.1 refuses a hybrid cgroup layout with controllers on cgroup2
 # (this host: hugetlb at /sys/fs/cgroup/unified).  It runs here through
 # a wrapper that unmounts /sys/fs/cgroup/unified in a mount namespace of
@@ -28,8 +30,8 @@ if command -v runc >/dev/null; then
 fi
 if command -v crun >/dev/null; then
 	crun=$(command -v crun)
-	if [ -e /sys/fs/cgroup/unified/cgroup.controllers ] &&
-		[ -s /sys/fs/cgroup/unified/cgroup.controllers ]; then
+	# (cgroup files have no size: read it)
+	if [ -n "$(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null)" ]; then
 		cat >"$tmp/crun" <<-EOF
 			#!/bin/sh
 			exec unshare -m --propagation private sh -c 'umount -l /sys/fs/cgroup/unified && exec "\$0" "\$@"' "$crun" "\$@"
@@ -46,6 +48,7 @@ fi
 : >"$out/summary.txt"
 for rt in "${runtimes[@]}"; do
 	name=${rt%%=*}
+	[[ " ${COMPAT_RUNTIMES:-runc crun cell-oci} " == *" $name "* ]] || continue
 	OCI_RUNTIME=${rt#*=} OCI_RUNTIME_NAME=$name bats --tap "${files[@]}" >"$out/$name.tap" 2>&1
 	p=$(grep -E '^ok ' "$out/$name.tap" | grep -vicE '# skip' || true)
 	s=$(grep -E '^ok ' "$out/$name.tap" | grep -icE '# skip' || true)
