@@ -21,7 +21,7 @@ const char *hooks_point_name(enum jail_hook_point p);
  * that process (createContainer's, joined before the exec); -1: the
  * caller's.  The first hook that fails to start, exits non-zero, is
  * killed or outlives its timeout (then killed) stops the list: an error
- * "POINT hook PATH: ...".
+ * "hook PATH: ..." (the caller names the point).
  */
 int hooks_run(const struct jail_hook *h, size_t n, enum jail_hook_point point, const char *state,
 	      int pidfd, struct cell_err *e);
