@@ -6,7 +6,7 @@ BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-oci bench-vm test-vm install clean format
+.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-oci bench-vm test-vm install clean format
 
 all: build
 
@@ -15,6 +15,11 @@ deps:
 
 deps-test:
 	@./scripts/install-deps.sh test
+
+# The engines of tests/engines; a failed install is not fatal: run.sh
+# counts those suites as skipped.
+deps-engines:
+	@./scripts/install-deps.sh engines || echo "cell: the engines (podman, containerd, docker.io) could not be installed; their suites are skipped" >&2
 
 $(BUILD)/build.ninja:
 	@meson setup $(BUILD) >$(BUILD).log || { cat $(BUILD).log; rm -rf $(BUILD); exit 1; }
@@ -51,7 +56,7 @@ run: build
 
 # The test packages first: a build configured before cmocka was installed
 # has no unit tests (and is configured again here if it was).
-test: deps-test build-tests build-asan build-testpoints
+test: deps-test deps-engines build-tests build-asan build-testpoints
 	@./tests/run.sh $(BUILD) $(BUILD_ASAN) $(BUILD_TESTPOINTS)
 
 build-tests: deps-test $(BUILD)/build.ninja
@@ -94,6 +99,14 @@ bench-vm: build
 test-vm: build
 	@./scripts/install-deps.sh vm
 	@./tests/vm/cgroup2.sh
+
+# The OCI conformance suite (tests/oci) against Debian's runc and crun
+# side by side (and cell-oci): counts in $(BUILD)/compat/summary.txt,
+# the tests whose results differ in differences.txt.  Not in `make
+# test`; docs/COMPATIBILITY.md records the counts.  Root.
+compat: build
+	@./scripts/install-deps.sh compat
+	@./tests/oci/compat.sh $(BUILD)
 
 install: build
 	@meson install -C $(BUILD)

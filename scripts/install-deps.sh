@@ -16,6 +16,13 @@ SAN="clang libclang-rt-14-dev"
 # the OCI spec and the results, strace and GNU time for cell's profile;
 # the busybox root comes from TEST
 BENCH="hyperfine crun runc bubblewrap jq strace time"
+# engines (tests/engines): podman, containerd and dockerd driving
+# cell-oci; installed by `make test`, whose engine suites are counted as
+# skipped when these cannot be installed
+ENGINES="podman containerd docker.io"
+# compat (tests/oci/compat.sh): the OCI suite against Debian's runc and
+# crun
+COMPAT="runc crun"
 # vm (tests/vm/cgroup2.sh): a Debian kernel booted under qemu/KVM with a
 # busybox initramfs, to test the cgroup v2 backend on a v1/hybrid host
 VM="qemu-system-x86 linux-image-amd64 busybox-static"
@@ -24,6 +31,8 @@ want="$BUILD"
 case "${1:-build}" in
 test) want="$BUILD $TEST $SAN" ;;
 bench) want="$BUILD $TEST $BENCH" ;;
+engines) want="$ENGINES" ;;
+compat) want="$BUILD $TEST $COMPAT" ;;
 vm) want="$BUILD $VM" ;;
 esac
 
@@ -40,6 +49,17 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "cell: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+# No service may start while installing: docker.io's and containerd's
+# would take the host's network (a bridge, iptables rules).  A
+# policy-rc.d that refuses every start, for this install only, unless
+# the host has its own.
+policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -8,6 +8,9 @@
 #                 tests use the build with pause points, build-testpoints)
 #   policy (--userns host)  policy.bats again with --userns host
 #   security      bats tests that attack from inside a jail (tests/security)
+#   oci           the OCI runtime suite (tests/oci) against build/cell-oci
+#   engines       podman, containerd and dockerd on cell-oci (tests/engines);
+#                 an engine that is not installed counts as skipped
 set -u
 build=${1:-build}
 asan=${2:-build-asan}
@@ -121,6 +124,35 @@ else
 	echo "ok 1 security # skip not root" | tee "$out"
 fi
 count_tap "$out" security
+
+# The OCI conformance suite, the CVE regressions and the CLI tests,
+# against cell-oci.
+out="$log/oci.tap"
+if [ "$(id -u)" = 0 ]; then
+	OCI_RUNTIME="$top/$build/cell-oci" CELL_OCI="$top/$build/cell-oci" \
+		bats --tap "$top/tests/oci" 2>&1 | tee "$out"
+else
+	echo "ok 1 oci # skip not root" | tee "$out"
+fi
+count_tap "$out" oci
+
+# Each engine on cell-oci; one whose package is missing (it could not be
+# installed) is one counted skip, never silence.
+out="$log/engines.tap"
+: >"$out"
+for engine in podman containerd docker; do
+	bin=$engine
+	[ "$engine" = docker ] && bin=dockerd
+	if [ "$(id -u)" != 0 ]; then
+		echo "ok 1 engines $engine # skip not root" | tee -a "$out"
+	elif ! command -v "$bin" >/dev/null; then
+		echo "ok 1 engines $engine # skip $bin is not installed" | tee -a "$out"
+	else
+		OCI_RUNTIME="$top/$build/cell-oci" bats --tap "$top/tests/engines/$engine.bats" 2>&1 |
+			tee -a "$out"
+	fi
+done
+count_tap "$out" engines
 
 rm -rf "$log"
 echo "$pass passed, $fail failed, $skip skipped"

@@ -16,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli.h"
+#include "hooks.h"
 #include "launch.h"
 #include "oci.h"
 #include "oci_config.h"
@@ -39,7 +41,7 @@ static const char create_usage[] =
 	"      --console-socket PATH  process.terminal: the pty's master goes to this\n"
 	"                             unix socket (SCM_RIGHTS)\n"
 	"      --pid-file FILE        write the container process's host pid to FILE\n"
-	"      --preserve-fds N       more descriptors for the process: only 0\n"
+	"      --preserve-fds N       descriptors 3..3+N-1 passed to the process\n"
 	"      --no-pivot             refused: cell always uses pivot_root\n"
 	"      --no-new-keyring       accepted (cell makes no session keyring)\n"
 	"  -h, --help                 show this help\n";
@@ -56,7 +58,7 @@ static const char run_usage[] =
 	"      --console-socket PATH  with -d and process.terminal: the pty's master\n"
 	"                             goes to this unix socket\n"
 	"      --pid-file FILE        write the container process's host pid to FILE\n"
-	"      --preserve-fds N       more descriptors for the process: only 0\n"
+	"      --preserve-fds N       descriptors 3..3+N-1 passed to the process\n"
 	"      --no-pivot             refused: cell always uses pivot_root\n"
 	"      --no-new-keyring       accepted (cell makes no session keyring)\n"
 	"      --no-subreaper         accepted (cell-oci never reaps for the container)\n"
@@ -90,6 +92,7 @@ struct create_args {
 	const char *bundle;
 	const char *console_socket;
 	const char *pid_file;
+	unsigned int preserve_fds;
 	bool detach;
 };
 
@@ -119,12 +122,18 @@ static int parse_create(const struct oci_global *g, struct create_args *a, bool 
 		case OPT_PID_FILE:
 			a->pid_file = optarg;
 			break;
-		case OPT_PRESERVE:
-			if (strcmp(optarg, "0") != 0)
-				return oci_error(g, a->verb,
-						 "--preserve-fds %s: not supported (only 0)",
-						 optarg);
+		case OPT_PRESERVE: {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || n > 1024)
+				return oci_error(
+					g, a->verb,
+					"--preserve-fds %s: must be a number from 0 to 1024",
+					optarg);
+			a->preserve_fds = (unsigned int)n;
 			break;
+		}
 		case OPT_NO_PIVOT:
 			return oci_error(g, a->verb,
 					 "--no-pivot: not supported (cell always uses pivot_root)");
@@ -202,6 +211,104 @@ static int check_terminal(const struct jail_spec *s, const struct create_args *a
 	return 0;
 }
 
+/* What the create-time hooks need at the hold before pivot_root. */
+struct create_hooks {
+	const struct oci_global *g;
+	const struct jail_spec *spec;
+	const char *id;
+	const char *bundle;
+	const json_t *extra;
+};
+
+/* The hold before pivot_root (launch.h): prestart and createRuntime
+ * hooks in the runtime's namespaces, then createContainer in the
+ * container's, each with the state ("creating", the process's pid) on
+ * its stdin.  A failure fails the create: the launch undoes itself. */
+static int run_create_hooks(enum launch_hold where, pid_t pid, void *ctx, struct cell_err *e)
+{
+	const struct create_hooks *h = ctx;
+	const struct jail_mechanisms *m = &h->spec->mech;
+	static const enum jail_hook_point runtime[] = {JAIL_HOOK_PRESTART,
+						       JAIL_HOOK_CREATE_RUNTIME};
+	json_t *st = json_pack("{s:s, s:s, s:s, s:i, s:s}", "ociVersion", OCI_STATE_VERSION, "id",
+			       h->id, "status", "creating", "pid", (int)pid, "bundle", h->bundle);
+	const json_t *oci = json_object_get(h->extra, "oci");
+	const json_t *ann = json_object_get(oci, "annotations");
+	char *state;
+	int pidfd, ret = 0;
+
+	if (where != LAUNCH_HOLD_PREPIVOT)
+		return 0;
+	if (st != NULL && json_is_object(ann) && json_object_size(ann) > 0)
+		json_object_set(st, "annotations", (json_t *)ann);
+	state = st != NULL ? json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(st);
+	if (state == NULL)
+		return cell_err_set(e, ENOMEM, "hooks: state");
+	for (size_t i = 0; i < 2 && ret == 0; i++)
+		if (hooks_run(m->hooks[runtime[i]], m->nhooks[runtime[i]], runtime[i], state, -1,
+			      e) < 0)
+			ret = cell_err_prefix(e, "%s", hooks_point_name(runtime[i]));
+	if (ret == 0 && m->nhooks[JAIL_HOOK_CREATE_CONTAINER] > 0) {
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (pidfd < 0)
+			ret = cell_err_set(e, errno, "createContainer hooks: pidfd of %d",
+					   (int)pid);
+		else if (hooks_run(m->hooks[JAIL_HOOK_CREATE_CONTAINER],
+				   m->nhooks[JAIL_HOOK_CREATE_CONTAINER],
+				   JAIL_HOOK_CREATE_CONTAINER, state, pidfd, e) < 0)
+			ret = cell_err_prefix(e, "createContainer");
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	free(state);
+	return ret;
+}
+
+/* The state of the container being run, STATUS, pid PID (text). */
+static char *run_state(const struct create_hooks *h, const char *status, pid_t pid)
+{
+	json_t *st = json_pack("{s:s, s:s, s:s, s:i, s:s}", "ociVersion", OCI_STATE_VERSION, "id",
+			       h->id, "status", status, "pid", (int)pid, "bundle", h->bundle);
+	const json_t *ann = json_object_get(json_object_get(h->extra, "oci"), "annotations");
+	char *text;
+
+	if (st == NULL)
+		return NULL;
+	if (json_is_object(ann) && json_object_size(ann) > 0)
+		json_object_set(st, "annotations", (json_t *)ann);
+	text = json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(st);
+	return text;
+}
+
+/* Foreground run, at created: the state its startContainer hooks read. */
+static char *run_start_state(pid_t pid, void *ctx)
+{
+	return run_state(ctx, "created", pid);
+}
+
+/* Foreground run, started: the poststart hooks, each one's failure a
+ * warning (the others run, the container runs). */
+static void run_started(pid_t pid, void *ctx)
+{
+	const struct create_hooks *h = ctx;
+	const struct jail_mechanisms *m = &h->spec->mech;
+	char *state = run_state(h, "running", pid);
+
+	for (size_t i = 0; state != NULL && i < m->nhooks[JAIL_HOOK_POSTSTART]; i++) {
+		struct cell_err w;
+
+		cell_err_clear(&w);
+		if (hooks_run(&m->hooks[JAIL_HOOK_POSTSTART][i], 1, JAIL_HOOK_POSTSTART, state, -1,
+			      &w) < 0) {
+			cell_err_prefix(&w, "poststart");
+			oci_warn(h->g, "run", &w);
+		}
+	}
+	free(state);
+}
+
 /* Creates the container (STOP_CREATED) or runs it in the foreground;
  * *STATUS the foreground container's exit status. */
 static int launch(const struct oci_global *g, const struct create_args *a, bool stop_created,
@@ -229,7 +336,26 @@ static int launch(const struct oci_global *g, const struct create_args *a, bool 
 			.console_socket = a->console_socket,
 			.pid_file = a->pid_file,
 			.record_extra = extra,
+			.preserve_fds = a->preserve_fds,
 		};
+		struct create_hooks hooks = {
+			.g = g, .spec = &s, .id = a->id, .bundle = bundle, .extra = extra};
+		const struct jail_mechanisms *m = &s.mech;
+
+		/* run: create, start and wait, in one launch. */
+		o.stop_created = true;
+		o.ctx = &hooks;
+		if (!stop_created) {
+			o.start_state = run_start_state;
+			o.started = run_started;
+		}
+
+		if (m->nhooks[JAIL_HOOK_PRESTART] + m->nhooks[JAIL_HOOK_CREATE_RUNTIME] +
+			    m->nhooks[JAIL_HOOK_CREATE_CONTAINER] >
+		    0) {
+			o.hold = LAUNCH_HOLD_PREPIVOT;
+			o.on_hold = run_create_hooks;
+		}
 
 		if (jail_run(&s, &o, status, &e) < 0)
 			goto fail;

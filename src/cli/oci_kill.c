@@ -2,6 +2,7 @@
  * oci_kill.c - `cell-oci kill`, `delete`, `pause` and `resume`: the
  * end of a container's life and its freezer, through oci_ops.h.
  */
+#include <errno.h>
 #include <ctype.h>
 #include <getopt.h>
 #include <signal.h>
@@ -115,8 +116,13 @@ int oci_verb_delete(const struct oci_global *g, int argc, char **argv)
 	if (id == NULL)
 		return OCI_EXIT_ERROR;
 	cell_err_clear(&e);
-	if (oci_delete(g->root, id, force, &warn, &e) < 0)
+	if (oci_delete(g->root, id, force, &warn, &e) < 0) {
+		/* runc: delete -f of a container that does not exist (a create
+		 * that failed) succeeds; nothing is left of it either way. */
+		if (force && e.errnum == ENOENT)
+			return 0;
 		return oci_fail(g, "delete", id, &e);
+	}
 	if (warn.msg[0] != '\0')
 		oci_warn(g, "delete", &warn);
 	return 0;

@@ -30,7 +30,7 @@
 #define P_PIDFD 3
 #endif
 
-static const char *const point_names[JAIL_HOOK_NPOINTS] = {
+const char *const hooks_point_names[JAIL_HOOK_NPOINTS] = {
 	[JAIL_HOOK_PRESTART] = "prestart",
 	[JAIL_HOOK_CREATE_RUNTIME] = "createRuntime",
 	[JAIL_HOOK_CREATE_CONTAINER] = "createContainer",
@@ -41,7 +41,7 @@ static const char *const point_names[JAIL_HOOK_NPOINTS] = {
 
 const char *hooks_point_name(enum jail_hook_point p)
 {
-	return (unsigned int)p < JAIL_HOOK_NPOINTS ? point_names[p] : "?";
+	return (unsigned int)p < JAIL_HOOK_NPOINTS ? hooks_point_names[p] : "?";
 }
 
 /* A memfd holding STATE, at offset 0, sealed against change. */
@@ -143,7 +143,6 @@ static int wait_hook(const struct jail_hook *h, int pidfd, bool *timed_out)
 static int run_one(const struct jail_hook *h, enum jail_hook_point point, const char *state,
 		   int target, struct cell_err *e)
 {
-	const char *name = hooks_point_name(point);
 	cleanup_close int statefd = state_memfd(state, e);
 	cleanup_close int pidfd = -1;
 	int errpipe[2], err = 0, status;
@@ -152,14 +151,14 @@ static int run_one(const struct jail_hook *h, enum jail_hook_point point, const 
 	pid_t pid;
 
 	if (statefd < 0)
-		return cell_err_prefix(e, "%s hook %s", name, h->path);
+		return cell_err_prefix(e, "hook %s", h->path);
 	if (pipe2(errpipe, O_CLOEXEC) < 0)
-		return cell_err_set(e, errno, "%s hook %s: pipe", name, h->path);
+		return cell_err_set(e, errno, "hook %s: pipe", h->path);
 	pid = ns_clone(0, -1, &pidfd);
 	if (pid < 0) {
 		close(errpipe[0]);
 		close(errpipe[1]);
-		return cell_err_set(e, errno, "%s hook %s: fork", name, h->path);
+		return cell_err_set(e, errno, "hook %s: fork", h->path);
 	}
 	if (pid == 0)
 		hook_child(h, statefd, target, errpipe[1]);
@@ -170,13 +169,12 @@ static int run_one(const struct jail_hook *h, enum jail_hook_point point, const 
 	close(errpipe[0]);
 	status = wait_hook(h, pidfd, &timed_out);
 	if (got == (ssize_t)sizeof(err))
-		return cell_err_set(e, err, "%s hook %s", name, h->path);
+		return cell_err_set(e, err, "hook %s", h->path);
 	if (timed_out)
-		return cell_err_set(e, ETIMEDOUT, "%s hook %s: timed out after %d s", name, h->path,
-				    h->timeout);
+		return cell_err_set(e, 0, "hook %s: timed out after %d s", h->path, h->timeout);
 	if (status != 0)
-		return cell_err_set(e, 0, "%s hook %s: %s %d", name, h->path,
-				    status > 128 ? "killed by signal" : "exited with status",
+		return cell_err_set(e, 0, "hook %s: %s %d", h->path,
+				    status > 128 ? "killed by signal" : "exit status",
 				    status > 128 ? status - 128 : status);
 	return 0;
 }

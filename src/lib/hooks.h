@@ -11,6 +11,8 @@
 #include "err.h"
 #include "spec.h"
 
+/* The config's names of the hook points ("createRuntime"), by point. */
+extern const char *const hooks_point_names[JAIL_HOOK_NPOINTS];
 /* The config's name of a hook point ("createRuntime"). */
 const char *hooks_point_name(enum jail_hook_point p);
 
@@ -21,7 +23,7 @@ const char *hooks_point_name(enum jail_hook_point p);
  * that process (createContainer's, joined before the exec); -1: the
  * caller's.  The first hook that fails to start, exits non-zero, is
  * killed or outlives its timeout (then killed) stops the list: an error
- * "POINT hook PATH: ...".
+ * "hook PATH: ..." (the caller names the point).
  */
 int hooks_run(const struct jail_hook *h, size_t n, enum jail_hook_point point, const char *state,
 	      int pidfd, struct cell_err *e);

@@ -77,7 +77,8 @@ static bool record_running(const json_t *st, pid_t *pid, unsigned long long *sta
 	 * of its own: one that shares ours is some other process that took
 	 * the pid (in the same clock tick, or a forged record), never to be
 	 * signalled or joined. */
-	return has_phase(st, "creating") || !proc_in_own_pidns(*pid);
+	return has_phase(st, "creating") || json_is_true(json_object_get(st, "host_pidns")) ||
+	       !proc_in_own_pidns(*pid);
 }
 
 static bool record_autoremove(const json_t *st)

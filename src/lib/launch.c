@@ -224,6 +224,13 @@ static void child_enter(struct child_ctx *c, struct cell_err *e)
 {
 	const struct jail_spec *s = c->spec;
 
+	/* CVE-2019-5736: until its exec this process is cell's binary, and
+	 * its /proc/PID/exe a way to it; not dumpable, that is closed to
+	 * every process without CAP_SYS_PTRACE over the host's. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		cell_err_set(e, errno, "make the jail's first process non-dumpable");
+		child_fail(c, e);
+	}
 	/* A foreground jail dies with its cell: nothing is left running
 	 * if cell is killed. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
@@ -420,8 +427,10 @@ static noreturn void child_main(struct child_ctx *c)
 		.policy = &c->policy,
 		.sock = c->sock,
 		.tty_slave = slave,
-		.log_fd = c->opts->detach && !c->opts->keep_stdio ? c->log_fd : -1,
+		/* A pty is its stdio (sent to a console socket), not the log. */
+		.log_fd = c->opts->detach && !c->opts->keep_stdio && slave < 0 ? c->log_fd : -1,
 		.created_fd = c->fifo_fd,
+		.preserve_fds = c->opts->preserve_fds,
 		.keep_stdout = c->opts->keep_stdout,
 		.keep_stderr = c->opts->keep_stderr,
 		.rearm_deathsig = s->proc.has_user && !c->opts->detach,
@@ -448,6 +457,14 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 				 .detach = o->detach,
 				 .autoremove = !o->detach || o->autoremove};
 	json_t *rec = record_new(s, &run);
+
+	/* A jail in the host's pid namespace (an OCI config without one):
+	 * its pid 1 is no pid 1, and is known by pid and start time only. */
+	if (rec != NULL && !(s->mech.ns_new & CLONE_NEWPID) &&
+	    json_object_set_new(rec, "host_pidns", json_true()) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
 
 	if (rec != NULL && o->record_extra != NULL &&
 	    json_object_update(rec, (json_t *)o->record_extra) < 0) {
@@ -810,6 +827,37 @@ static int release_hold(struct launch *l, struct cell_err *e)
 	return send_byte(&l->r, 'c', e);
 }
 
+static int write_fifo(int fd, const char *state, struct cell_err *e);
+static int write_pid_file(const char *file, pid_t pid, struct cell_err *e);
+
+/* A foreground launch that stopped at created goes on at once: the
+ * record says running, the state goes into the exec fifo as
+ * jail_start() writes it, the caller's started() runs. */
+static int start_here(struct launch *l, struct cell_err *e)
+{
+	const struct launch_opts *o = l->opts;
+	cleanup_free char *state = o->start_state != NULL ? o->start_state(l->r.pid, o->ctx) : NULL;
+	cleanup_close int fifo = -1;
+
+	if (o->pid_file != NULL && write_pid_file(o->pid_file, l->r.pid, e) < 0)
+		return -1;
+	if (record_state(&l->jail, l->spec, o, &l->cg, &l->ids, l->r.pid, l->created, "running",
+			 e) < 0)
+		return -1;
+	fifo = openat(l->jail.dirfd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fifo < 0)
+		return cell_err_set(e, errno == ENXIO ? ESRCH : errno, "jail %s: open exec.fifo",
+				    l->spec->name);
+	if (write_fifo(fifo, state != NULL ? state : "", e) < 0)
+		return cell_err_prefix(e, "jail %s", l->spec->name);
+	close(fifo);
+	fifo = -1;
+	unlinkat(l->jail.dirfd, "exec.fifo", 0);
+	if (o->started != NULL)
+		o->started(l->r.pid, o->ctx);
+	return 0;
+}
+
 /* exec: until the command runs (sync 3), still holding the jail's lock:
  * exec, set and stop find the jail built or not at all, never half-way
  * (a cell exec that joined it now could land in the copy of the host's
@@ -830,6 +878,8 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 	if (l->opts->stop_created && !l->r.created)
 		return cell_err_set(e, EPIPE, "jail %s: its process ended before it was created",
 				    l->spec->name);
+	if (l->opts->stop_created && !l->opts->detach && start_here(l, e) < 0)
+		return -1;
 	if (l->opts->detach)
 		testpoint_pause("run:execd");
 	return 0;

@@ -53,6 +53,16 @@ struct launch_opts {
 	/* Keys added to the jail's record (an object, borrowed), e.g. the
 	 * OCI bundle and annotations. */
 	const json_t *record_extra;
+	/* The caller's descriptors 3 .. 3+N-1 stay open for the process
+	 * (runc's --preserve-fds); the rest are closed. */
+	unsigned int preserve_fds;
+	/* Foreground with stop_created (OCI run = create + start + wait):
+	 * at created, the text start_state() returns (malloc'd: the OCI
+	 * state, for the startContainer hooks) goes into the exec fifo as
+	 * jail_start() writes it, then started() runs (poststart hooks),
+	 * then the launch waits for the process as any foreground one. */
+	char *(*start_state)(pid_t pid, void *ctx);
+	void (*started)(pid_t pid, void *ctx);
 };
 
 /*

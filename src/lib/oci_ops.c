@@ -9,6 +9,8 @@
  */
 #include "oci_ops.h"
 
+#include "hooks.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -87,90 +89,17 @@ static void close_container(struct container *c)
 
 /* --- hooks ------------------------------------------------------------ */
 
-/* The state on a hook's stdin: a memfd, so that cell never blocks on a
- * hook that does not read it, nor dies of its SIGPIPE. */
-static int state_fd(const char *state, struct cell_err *e)
+static int run_hook(const struct jail_hook *h, enum jail_hook_point point, const char *state,
+		    struct cell_err *e)
 {
-	size_t len = strlen(state), done = 0;
-	int fd = memfd_create("oci-state", MFD_CLOEXEC);
-
-	if (fd < 0)
-		return cell_err_set(e, errno, "memfd for the state");
-	while (done < len) {
-		ssize_t n = write(fd, state + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			cell_err_set(e, errno, "write the state");
-			close(fd);
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		cell_err_set(e, errno, "rewind the state");
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Waits for the hook's end, SIGKILL after TIMEOUT seconds (0: none);
- * its wait status in *STATUS, -1 when it was killed for its timeout. */
-static void wait_hook(int pidfd, int timeout, int *status)
-{
-	struct pollfd p = {.fd = pidfd, .events = POLLIN};
-	siginfo_t info = {0};
-	int r;
-
-	do
-		r = poll(&p, 1, timeout > 0 ? timeout * 1000 : -1);
-	while (r < 0 && errno == EINTR);
-	if (r == 0)
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	while (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0 && errno == EINTR)
-		;
-	if (r == 0)
-		*status = -1;
-	else
-		*status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-}
-
-static int run_hook(const struct jail_hook *h, const char *state, struct cell_err *e)
-{
-	static char *const empty_env[] = {NULL};
-	char *const path_only[] = {h->path, NULL};
-	cleanup_close int in = state_fd(state, e), pidfd = -1;
-	pid_t pid;
-	int status;
-
-	if (in < 0)
-		return -1;
-	pid = ns_clone(0, -1, &pidfd);
-	if (pid < 0)
-		return cell_err_set(e, errno, "hook %s: fork", h->path);
-	if (pid == 0) {
-		if (dup2(in, STDIN_FILENO) < 0)
-			_exit(126);
-		execve(h->path, h->args != NULL ? h->args : path_only,
-		       h->env != NULL ? h->env : empty_env);
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	wait_hook(pidfd, h->timeout, &status);
-	if (status < 0)
-		return cell_err_set(e, ETIMEDOUT, "hook %s: timed out after %d s", h->path,
-				    h->timeout);
-	if (status != 0)
-		return cell_err_set(e, 0, "hook %s: exit status %d", h->path, status);
-	return 0;
+	return hooks_run(h, 1, point, state, -1, e);
 }
 
 int oci_hooks_run(const struct jail_spec *s, enum jail_hook_point point, const char *state,
 		  struct cell_err *e)
 {
 	for (size_t i = 0; i < s->mech.nhooks[point]; i++)
-		if (run_hook(&s->mech.hooks[point][i], state, e) < 0)
+		if (run_hook(&s->mech.hooks[point][i], point, state, e) < 0)
 			return -1;
 	return 0;
 }
@@ -183,7 +112,8 @@ static void hooks_warn(const struct jail_spec *s, enum jail_hook_point point, co
 	for (size_t i = 0; i < s->mech.nhooks[point]; i++) {
 		struct cell_err e;
 
-		if (run_hook(&s->mech.hooks[point][i], state, &e) == 0 || warn->msg[0] != '\0')
+		if (run_hook(&s->mech.hooks[point][i], point, state, &e) == 0 ||
+		    warn->msg[0] != '\0')
 			continue;
 		*warn = e;
 		cell_err_prefix(warn, "%s", what);
@@ -249,31 +179,17 @@ out:
 	return ret < 0 ? -1 : 0;
 }
 
-/* Each pid of the container's cgroups but pid 1 (signalled by its
- * pidfd) gets SIG, the cgroups frozen meanwhile so that none can end
- * and be reused, or fork a child that misses the signal. */
+/* kill --all: every process of the container's cgroups (frozen
+ * meanwhile, so that none can end and be reused, or fork a child that
+ * misses the signal; a paused container stays paused). */
 static void signal_all(const struct container *c, int sig)
 {
 	struct cgroup cg;
 	struct cell_err ignored;
-	pid_t *pids = NULL;
-	size_t n = 0;
-	bool froze;
 
-	if (cgroup_from_json(&cg, json_object_get(c->j.state, "cgroup"), &ignored) < 0 ||
-	    cg.layout == CGROUP_NONE) {
-		cgroup_release(&cg);
-		return;
-	}
-	/* A paused container stays paused; one frozen here is thawed. */
-	froze = c->st != OCI_PAUSED && cgroup_freeze(&cg, &ignored) == 0;
-	if ((c->st == OCI_PAUSED || froze) && oci_cgroup_pids(&cg, &pids, &n, &ignored) == 0)
-		for (size_t i = 0; i < n; i++)
-			if (pids[i] != c->j.pid)
-				kill(pids[i], sig);
-	if (froze)
-		cgroup_thaw(&cg, &ignored);
-	free(pids);
+	if (cgroup_from_json(&cg, json_object_get(c->j.state, "cgroup"), &ignored) == 0 &&
+	    cg.layout != CGROUP_NONE)
+		cgroup_signal(&cg, sig, &ignored);
 	cgroup_release(&cg);
 }
 
@@ -311,9 +227,11 @@ int oci_delete(const char *root, const char *id, bool force, struct cell_err *wa
 	if (open_container(root, id, &c, e) < 0)
 		return -1;
 	if ((c.st == OCI_RUNNING || c.st == OCI_PAUSED || c.st == OCI_CREATING) && !force) {
-		cell_err_set(e, EBUSY,
+		/* runc's words, which engines match: no strerror after them. */
+		cell_err_set(e, 0,
 			     "container %s: cannot delete container %s that is not stopped: %s", id,
 			     id, oci_status_name(c.st));
+		e->errnum = EBUSY;
 		goto out;
 	}
 	/* Its poststop hooks from its record, before the record goes; a

@@ -97,17 +97,24 @@ int process_set_workdir(const struct jail_spec *s, struct cell_err *e)
 {
 	const char *dir = s->proc.cwd != NULL ? s->proc.cwd : "/";
 
+	char here[PATH_MAX];
+
 	if (chdir(dir) < 0)
 		return cell_err_param(e, PARAM_WORKDIR, 0, errno, "%s", "");
+	/* CVE-2024-21626: a directory reached through a descriptor of the
+	 * runtime's (/proc/self/fd/N) may lie outside the root; the kernel
+	 * then says the working directory is unreachable (getcwd(): ENOENT). */
+	if (getcwd(here, sizeof(here)) == NULL || here[0] != '/')
+		return cell_err_param(e, PARAM_WORKDIR, 0, 0, "%s: outside the jail's root", dir);
 	return 0;
 }
 
-int process_close_fds(struct cell_err *e)
+int process_close_fds(unsigned int first, struct cell_err *e)
 {
 	/* CVE-2024-21626: no descriptor of the runtime may reach the jail.
 	 * Close-on-exec rather than close, so the error channel to the
 	 * parent stays open until the execve() succeeds. */
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+	if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		return cell_err_set(e, errno, "close descriptors");
 	return 0;
 }
@@ -280,19 +287,21 @@ static void wait_created(const struct process_finish *f, struct cell_err *e)
 	/* Nothing of cell's is held while it waits, the jail's lock above
 	 * all (start takes it): the fifo becomes fd 3, the channel fd 4, and
 	 * the rest is closed. */
-	int fifo = fcntl(f->created_fd, F_DUPFD_CLOEXEC, 10);
-	int sock = fcntl(f->sock, F_DUPFD_CLOEXEC, 10);
+	unsigned int at = 3 + f->preserve_fds; /* the preserved ones below */
+	int fifo = fcntl(f->created_fd, F_DUPFD_CLOEXEC, (int)at + 10);
+	int sock = fcntl(f->sock, F_DUPFD_CLOEXEC, (int)at + 10);
 
-	if (fifo < 0 || sock < 0 || dup3(fifo, 3, O_CLOEXEC) < 0 || dup3(sock, 4, O_CLOEXEC) < 0 ||
-	    syscall(SYS_close_range, 5U, ~0U, 0U) < 0) {
+	if (fifo < 0 || sock < 0 || dup3(fifo, (int)at, O_CLOEXEC) < 0 ||
+	    dup3(sock, (int)at + 1, O_CLOEXEC) < 0 ||
+	    syscall(SYS_close_range, at + 2, ~0U, 0U) < 0) {
 		cell_err_set(e, errno, "close cell's descriptors");
 		channel_fail(f->sock, e);
 	}
-	if (send(4, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg))
+	if (send((int)at + 1, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg))
 		_exit(CELL_EXIT_ERROR);
-	close(4);
+	close((int)at + 1);
 	for (;;) {
-		struct pollfd p = {.fd = 3, .events = POLLIN};
+		struct pollfd p = {.fd = (int)at, .events = POLLIN};
 		ssize_t n;
 
 		if (poll(&p, 1, -1) < 0) {
@@ -301,7 +310,7 @@ static void wait_created(const struct process_finish *f, struct cell_err *e)
 			cell_err_set(e, errno, "wait on the exec fifo");
 			created_fail(f, e);
 		}
-		n = read(3, state + len, CREATED_STATE_MAX - len);
+		n = read((int)at, state + len, CREATED_STATE_MAX - len);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0) {
@@ -315,7 +324,7 @@ static void wait_created(const struct process_finish *f, struct cell_err *e)
 			break;
 	}
 	state[len] = '\0';
-	close(3);
+	close((int)at);
 	if (hooks_run(m->hooks[JAIL_HOOK_START_CONTAINER], m->nhooks[JAIL_HOOK_START_CONTAINER],
 		      JAIL_HOOK_START_CONTAINER, state, -1, e) < 0)
 		created_fail(f, e);
@@ -344,7 +353,7 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 			return -1;
 		wait_created(f, e);
 	}
-	if (process_close_fds(e) < 0)
+	if (process_close_fds(3 + f->preserve_fds, e) < 0)
 		return -1;
 	if (sigprocmask(SIG_SETMASK, &f->sigmask, NULL) < 0)
 		return cell_err_set(e, errno, "restore the signal mask");

@@ -21,8 +21,9 @@ int process_set_user(const struct jail_spec *s, struct cell_err *e);
 /* chdir to --workdir (default "/"). */
 int process_set_workdir(const struct jail_spec *s, struct cell_err *e);
 
-/* Marks every descriptor above 2 close-on-exec. */
-int process_close_fds(struct cell_err *e);
+/* Marks every descriptor from FIRST on close-on-exec (3: all but
+ * stdio). */
+int process_close_fds(unsigned int first, struct cell_err *e);
 
 /* The process's own rlimits and oom_score_adj (struct jail_process),
  * set while it still may raise them: before the policy drops its
@@ -58,6 +59,7 @@ struct process_finish {
 	/* An OCI create: the exec fifo, open for reading; the process says
 	 * MSG_CREATED and waits there for `start` (launch.h).  -1: none. */
 	int created_fd;
+	unsigned int preserve_fds; /* 3 .. 3+N-1 stay open (launch.h) */
 };
 noreturn void process_finish(const struct process_finish *f);
 

@@ -667,7 +667,10 @@ static int missing_path(const char *path, int err, const char *what, struct cell
  * over a directory, the jail's /dev/null over anything else. */
 int rootfs_mask_opened(const char *path, int target, struct masks *m, struct cell_err *e)
 {
-	static const struct fs_opt opts[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
+	static const struct fs_opt closed[] = {{"mode", "0"}, {"nr_inodes", "1"}, {NULL, NULL}};
+	static const struct fs_opt listable[] = {
+		{"mode", "0755"}, {"nr_inodes", "1"}, {NULL, NULL}};
+	const struct fs_opt *opts = m->listable ? listable : closed;
 	struct stat st;
 
 	if (fstat(target, &st) < 0)
@@ -905,7 +908,7 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 	cleanup_close int dev = build_dev(s, &o, e);
 	cleanup_close int proc = -1, sys = -1;
-	struct masks m = {-1, -1};
+	struct masks m = {-1, -1, false};
 	int ret = -1;
 
 	if (dev < 0)

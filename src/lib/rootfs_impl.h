@@ -39,6 +39,9 @@ extern const size_t rootfs_nstd_nodes;
 struct masks {
 	int dir;  /* the empty tmpfs, detached; -1 until needed */
 	int null; /* a /dev/null (O_PATH) */
+	/* An OCI config's masked directory lists empty (mode 0755, as
+	 * runc's); the jail CLI's cannot even be listed (mode 0). */
+	bool listable;
 };
 
 void rootfs_masks_close(struct masks *m);

@@ -29,6 +29,7 @@
  * can be mounted only once its cgroup namespace exists (launch.c mounts
  * them on the place rootfs_cgroup_mount() names).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -921,6 +922,30 @@ static int protect_tree(struct oci_build *b, bool mask, struct cell_err *e)
 	return 0;
 }
 
+/* A node of the host's /dev itself (not below) of that TYPE and RDEV,
+ * cloned; -1 (ENOENT) when none: a host without /dev/char. */
+static int host_node_by_number(mode_t type, dev_t rdev)
+{
+	DIR *d = opendir("/dev");
+	struct dirent *de;
+	int fd = -1;
+
+	if (d == NULL)
+		return -1;
+	while (fd < 0 && (de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if ((de->d_type == DT_CHR || de->d_type == DT_BLK) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (st.st_mode & S_IFMT) == type && st.st_rdev == rdev)
+			fd = open_tree(dirfd(d), de->d_name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	}
+	closedir(d);
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
 /* The host's node at PATH, bound on an empty file NAME of DIR; only
  * when it is the very node asked for (TYPE, RDEV). */
 static int bind_host_node(int dir, const char *name, const char *path, mode_t type, dev_t rdev,
@@ -930,6 +955,17 @@ static int bind_host_node(int dir, const char *name, const char *path, mode_t ty
 	cleanup_close int target = -1;
 	struct stat st;
 
+	/* The host has no node at that path: its node of those numbers
+	 * (/dev/char/MAJ:MIN, /dev/block/MAJ:MIN). */
+	if (mnt < 0 && errno == ENOENT && type != S_IFIFO) {
+		char by_num[64];
+
+		snprintf(by_num, sizeof(by_num), "/dev/%s/%u:%u",
+			 type == S_IFBLK ? "block" : "char", major(rdev), minor(rdev));
+		mnt = open_tree(AT_FDCWD, by_num, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (mnt < 0)
+			mnt = host_node_by_number(type, rdev);
+	}
 	if (mnt < 0 || fstat(mnt, &st) < 0)
 		return cell_err_set(e, errno, "device %s: bind the host's", path);
 	if ((st.st_mode & S_IFMT) != type || st.st_rdev != rdev)
@@ -965,8 +1001,17 @@ static int make_node(struct oci_build *b, int dir, const char *name, const char 
 			return cell_err_set(e, errno, "device %s: chown", d->path);
 		return 0;
 	}
-	if (errno == EEXIST)
-		return 0; /* the rootfs's own, or listed twice: runc keeps it */
+	if (errno == EEXIST) {
+		/* The rootfs's own, or listed twice: kept when it is that
+		 * very device, else an error (never a file posing as it). */
+		struct stat st;
+
+		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (st.st_mode & S_IFMT) == type && (d->type == 'p' || st.st_rdev == rdev))
+			return 0;
+		return cell_err_set(e, 0, "device %s: a file that is not that device is there",
+				    d->path);
+	}
 	if (errno != EPERM)
 		return cell_err_set(e, errno, "mknod %s", d->path);
 	return bind_host_node(dir, name, path, type, rdev, e);
@@ -1153,7 +1198,8 @@ static int build_tree(struct oci_build *b, struct cell_err *e)
 int rootfs_oci_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,
 		     const struct rootfs_ids *ids, struct cell_err *e)
 {
-	struct oci_build b = {.s = s, .ids = ids, .root = -1, .masks = {-1, -1}, .null_mnt = -1};
+	struct oci_build b = {
+		.s = s, .ids = ids, .root = -1, .masks = {-1, -1, true}, .null_mnt = -1};
 	int ret = -1;
 
 	/* 1. Nothing below propagates to the host's mount namespace. */
