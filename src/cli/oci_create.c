@@ -173,17 +173,15 @@ static int load_bundle(const char *bundle, const char *id, struct jail_spec *s, 
 	char *text = NULL;
 	size_t len = 0;
 	json_t *config;
-	json_error_t jerr;
 
 	*extra = NULL;
 	snprintf(path, sizeof(path), "%s/config.json", bundle);
 	if (untrusted_read(AT_FDCWD, path, UNTRUSTED_NOFOLLOW, OCI_CONFIG_MAX, &text, &len, e) < 0)
 		return cell_err_prefix(e, "config.json");
-	if (oci_config_parse(text, len, bundle, s, e) < 0) {
+	if (oci_config_parse_keep(text, len, bundle, s, &config, e) < 0) {
 		free(text);
 		return -1;
 	}
-	config = json_loadb(text, len, 0, &jerr);
 	free(text);
 	free(s->name);
 	s->name = strdup(id);

@@ -2185,15 +2185,29 @@ static json_t *load_json(const char *text, size_t len, struct cell_err *e)
 int oci_config_parse(const char *text, size_t len, const char *bundle, struct jail_spec *s,
 		     struct cell_err *e)
 {
+	json_t *cfg;
+
+	if (oci_config_parse_keep(text, len, bundle, s, &cfg, e) < 0)
+		return -1;
+	json_decref(cfg);
+	return 0;
+}
+
+int oci_config_parse_keep(const char *text, size_t len, const char *bundle, struct jail_spec *s,
+			  json_t **config, struct cell_err *e)
+{
 	struct oci o = {bundle, s, NULL, e};
 	json_t *cfg = load_json(text, len, e);
-	int r;
 
+	*config = NULL;
 	if (cfg == NULL)
 		return -1;
-	r = parse_config(cfg, &o);
-	json_decref(cfg);
-	return r < 0 ? cell_err_prefix(e, "config.json") : 0;
+	if (parse_config(cfg, &o) < 0) {
+		json_decref(cfg);
+		return cell_err_prefix(e, "config.json");
+	}
+	*config = cfg;
+	return 0;
 }
 
 int oci_config_load(const char *bundle, const char *id, struct jail_spec *s, struct cell_err *e)

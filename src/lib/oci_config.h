@@ -41,6 +41,11 @@ int oci_config_load(const char *bundle, const char *id, struct jail_spec *s, str
 int oci_config_parse(const char *text, size_t len, const char *bundle, struct jail_spec *s,
 		     struct cell_err *e);
 
+/* oci_config_parse(), the parsed config kept in *CONFIG (the caller's
+ * reference) for the record: one parse per create. */
+int oci_config_parse_keep(const char *text, size_t len, const char *bundle, struct jail_spec *s,
+			  json_t **config, struct cell_err *e);
+
 /* The `process` object alone into P (zeroed or spec_init()'d by the
  * caller): a config's, or `cell-oci exec --process FILE`'s.  Error
  * messages name the fields from "process.". */

@@ -76,12 +76,12 @@ json_t *oci_record_extra(const char *bundle, const json_t *config, const char *r
 				json_is_string(version) ? json_copy((json_t *)version)
 							: json_string("")) < 0 ||
 	    json_object_set_new(oci, "annotations",
-				json_is_object(annotations) ? json_deep_copy(annotations)
+				json_is_object(annotations) ? json_incref((json_t *)annotations)
 							    : json_object()) < 0 ||
 	    json_object_set_new(oci, "rootfs", rootfs != NULL ? json_string(rootfs) : json_null()) <
 		    0 ||
 	    json_object_set_new(oci, "created", time_now_ns()) < 0 ||
-	    json_object_set_new(oci, "config", json_deep_copy(config)) < 0 ||
+	    json_object_set(oci, "config", (json_t *)config) < 0 ||
 	    json_object_set(extra, "oci", oci) < 0) {
 		json_decref(oci);
 		json_decref(extra);

@@ -163,6 +163,13 @@ static int resolve_command(const struct jail_spec *s, char *buf, size_t size, st
 	int saved = ENOENT;
 
 	if (strchr(cmd, '/') != NULL) {
+		struct stat st;
+
+		if (stat(cmd, &st) < 0)
+			return exec_failed(e, errno, cmd);
+		/* execve() refuses a directory (EACCES): so does create. */
+		if (!S_ISREG(st.st_mode))
+			return exec_failed(e, EACCES, cmd);
 		if (faccessat(AT_FDCWD, cmd, X_OK, AT_EACCESS) < 0)
 			return exec_failed(e, errno, cmd);
 		if ((size_t)snprintf(buf, size, "%s", cmd) >= size)

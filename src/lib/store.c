@@ -649,7 +649,7 @@ void store_names_free(char **names, size_t n)
 
 int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e)
 {
-	cleanup_free char *text = json_dumps(state, JSON_COMPACT | JSON_SORT_KEYS);
+	cleanup_free char *text = json_dumps(state, JSON_COMPACT);
 	cleanup_close int fd = -1;
 	size_t len, off = 0;
 

@@ -199,12 +199,15 @@ teardown() { oci_teardown; }
 	[ -z "$(ls -A "$ROOT" 2>/dev/null)" ]
 }
 
-@test "create's --no-pivot and --preserve-fds 1 are refused; --no-new-keyring is accepted" {
+@test "create's --no-pivot and a --preserve-fds that is no count are refused; --no-new-keyring is accepted" {
 	make_bundle -- sleep 100
 	run oci create --no-pivot --bundle "$BUNDLE" c1
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--no-pivot: not supported"* ]]
-	run oci create --preserve-fds 1 --bundle "$BUNDLE" c1
+	run oci create --preserve-fds x1 --bundle "$BUNDLE" c1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--preserve-fds x1: must be a number from 0 to 1024"* ]]
+	run oci state c1
 	[ "$status" -eq 1 ]
 	oci create --no-new-keyring --preserve-fds 0 --bundle "$BUNDLE" c1 </dev/null
 	oci delete c1
