@@ -6,7 +6,7 @@ BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-vm test-vm install clean format
+.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-oci bench-vm test-vm install clean format
 
 all: build
 
@@ -82,6 +82,13 @@ bench: build
 bench-jails: build
 	@./scripts/install-deps.sh bench
 	@./tests/bench/jails.sh $(CELL)
+
+# The OCI runtime: cell-oci against crun and runc (run, create+start+delete,
+# peak RSS, callgrind, 200 detached containers, podman run --rm with each;
+# tests/bench/oci.sh).  Root.
+bench-oci: build
+	@./scripts/install-deps.sh bench
+	@./tests/bench/oci.sh $(BUILD)/cell-oci
 
 # startup.sh's comparison in a cgroup v2 VM, where crun runs.
 bench-vm: build

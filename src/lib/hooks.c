@@ -30,7 +30,7 @@
 #define P_PIDFD 3
 #endif
 
-static const char *const point_names[JAIL_HOOK_NPOINTS] = {
+const char *const hooks_point_names[JAIL_HOOK_NPOINTS] = {
 	[JAIL_HOOK_PRESTART] = "prestart",
 	[JAIL_HOOK_CREATE_RUNTIME] = "createRuntime",
 	[JAIL_HOOK_CREATE_CONTAINER] = "createContainer",
@@ -41,7 +41,7 @@ static const char *const point_names[JAIL_HOOK_NPOINTS] = {
 
 const char *hooks_point_name(enum jail_hook_point p)
 {
-	return (unsigned int)p < JAIL_HOOK_NPOINTS ? point_names[p] : "?";
+	return (unsigned int)p < JAIL_HOOK_NPOINTS ? hooks_point_names[p] : "?";
 }
 
 /* A memfd holding STATE, at offset 0, sealed against change. */

@@ -179,31 +179,17 @@ out:
 	return ret < 0 ? -1 : 0;
 }
 
-/* Each pid of the container's cgroups but pid 1 (signalled by its
- * pidfd) gets SIG, the cgroups frozen meanwhile so that none can end
- * and be reused, or fork a child that misses the signal. */
+/* kill --all: every process of the container's cgroups (frozen
+ * meanwhile, so that none can end and be reused, or fork a child that
+ * misses the signal; a paused container stays paused). */
 static void signal_all(const struct container *c, int sig)
 {
 	struct cgroup cg;
 	struct cell_err ignored;
-	pid_t *pids = NULL;
-	size_t n = 0;
-	bool froze;
 
-	if (cgroup_from_json(&cg, json_object_get(c->j.state, "cgroup"), &ignored) < 0 ||
-	    cg.layout == CGROUP_NONE) {
-		cgroup_release(&cg);
-		return;
-	}
-	/* A paused container stays paused; one frozen here is thawed. */
-	froze = c->st != OCI_PAUSED && cgroup_freeze(&cg, &ignored) == 0;
-	if ((c->st == OCI_PAUSED || froze) && oci_cgroup_pids(&cg, &pids, &n, &ignored) == 0)
-		for (size_t i = 0; i < n; i++)
-			if (pids[i] != c->j.pid)
-				kill(pids[i], sig);
-	if (froze)
-		cgroup_thaw(&cg, &ignored);
-	free(pids);
+	if (cgroup_from_json(&cg, json_object_get(c->j.state, "cgroup"), &ignored) == 0 &&
+	    cg.layout != CGROUP_NONE)
+		cgroup_signal(&cg, sig, &ignored);
 	cgroup_release(&cg);
 }
 

@@ -105,26 +105,16 @@ static const char *record_phase(const json_t *rec)
 	return p != NULL ? p : "";
 }
 
-/* Whether the record's cgroups are frozen (v1 freezer.state, v2
- * cgroup.events' "frozen 1"). */
+/* Whether the record's cgroups are frozen (paused). */
 static bool record_frozen(const json_t *rec)
 {
 	struct cgroup cg;
 	struct cell_err ignored;
-	char path[4096], buf[256];
-	bool frozen = false;
+	bool frozen;
 
 	if (cgroup_from_json(&cg, json_object_get(rec, "cgroup"), &ignored) < 0)
 		return false;
-	if (cg.layout == CGROUP_V1 && cg.dir[CGROUP_FREEZER] != NULL) {
-		snprintf(path, sizeof(path), "%s/freezer.state", cg.dir[CGROUP_FREEZER]);
-		frozen = proc_read_text(path, buf, sizeof(buf)) == 0 &&
-			 strncmp(buf, "FROZEN", 6) == 0;
-	} else if (cg.layout == CGROUP_V2 && cg.path != NULL) {
-		snprintf(path, sizeof(path), "%s/cgroup.events", cg.path);
-		frozen = proc_read_text(path, buf, sizeof(buf)) == 0 &&
-			 strstr(buf, "frozen 1") != NULL;
-	}
+	frozen = cg.layout != CGROUP_NONE && cgroup_frozen(&cg);
 	cgroup_release(&cg);
 	return frozen;
 }
@@ -299,68 +289,6 @@ json_t *oci_state_list(const char *root, struct cell_err *e)
 	return list;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Appends the pids of cgroup.procs in DIR to *PIDS. */
-static int read_procs(const char *dir, pid_t **pids, size_t *n, struct cell_err *e)
-{
-	char path[4096];
-	FILE *f;
-	long v;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return cell_err_set(e, errno, "read %s", path);
-	while (fscanf(f, "%ld", &v) == 1) {
-		pid_t *more = realloc(*pids, (*n + 1) * sizeof(**pids));
-
-		if (more == NULL) {
-			fclose(f);
-			return cell_err_set(e, ENOMEM, "read %s", path);
-		}
-		*pids = more;
-		(*pids)[(*n)++] = (pid_t)v;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* The directory listing the container's processes: v2 its cgroup, v1
- * the freezer's (every container has one) or the pids'. */
-static const char *procs_dir(const struct cgroup *cg)
-{
-	if (cg->layout == CGROUP_V2)
-		return cg->path;
-	if (cg->layout == CGROUP_V1)
-		return cg->dir[CGROUP_FREEZER] != NULL ? cg->dir[CGROUP_FREEZER]
-						       : cg->dir[CGROUP_PIDS];
-	return NULL;
-}
-
-int oci_cgroup_pids(const struct cgroup *cg, pid_t **pids, size_t *n, struct cell_err *e)
-{
-	const char *dir = procs_dir(cg);
-
-	*pids = NULL;
-	*n = 0;
-	if (dir == NULL)
-		return cell_err_set(e, 0, "no cgroup");
-	if (read_procs(dir, pids, n, e) < 0) {
-		free(*pids);
-		*pids = NULL;
-		*n = 0;
-		return -1;
-	}
-	qsort(*pids, *n, sizeof(**pids), cmp_pid);
-	return 0;
-}
-
 int oci_state_pids(const char *root, const char *id, pid_t **pids, size_t *n, struct cell_err *e)
 {
 	cleanup_close int rootfd = -1;
@@ -381,8 +309,8 @@ int oci_state_pids(const char *root, const char *id, pid_t **pids, size_t *n, st
 		goto out; /* no process: an empty list, as runc's */
 	if (cgroup_from_json(&cg, json_object_get(rec, "cgroup"), e) < 0)
 		ret = -1;
-	else if (procs_dir(&cg) != NULL)
-		ret = oci_cgroup_pids(&cg, pids, n, e);
+	else if (cg.layout != CGROUP_NONE)
+		ret = cgroup_procs(&cg, pids, n, e);
 	else if ((*pids = malloc(sizeof(**pids))) != NULL)
 		(*pids)[(*n)++] = pid;
 	else

@@ -78,11 +78,6 @@ json_t *oci_state_list(const char *root, struct cell_err *e);
  * (its pid 1 alone when it has none); sorted, in *PIDS (free()). */
 int oci_state_pids(const char *root, const char *id, pid_t **pids, size_t *n, struct cell_err *e);
 
-/* Every pid of cgroups CG (v2: its one directory; v1: the freezer's, or
- * the pids'), sorted, in *PIDS (free()). */
-struct cgroup;
-int oci_cgroup_pids(const struct cgroup *cg, pid_t **pids, size_t *n, struct cell_err *e);
-
 /* The container's spec as its recorded config says (hooks, process,
  * mechanisms): S spec_init()'d by the caller. */
 int oci_record_spec(const json_t *rec, const char *id, struct jail_spec *s, struct cell_err *e);

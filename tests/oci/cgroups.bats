@@ -107,7 +107,7 @@ sleeping() {
 	args true
 	oci_create
 	[ "$status" -ne 0 ]
-	[ "${#lines[@]}" -eq 1 ]
+	[ "$(printf "%s\n" "$output" | wc -l)" -eq 1 ]
 	[[ "$output" == *'".."'* ]]
 	[ ! -e "$(cg_dir pids /escape)" ]
 	run oci state "$ID"
