@@ -13,7 +13,8 @@
 bats_require_minimum_version 1.5.0
 
 OCI_RUNTIME=${OCI_RUNTIME:-$BATS_TEST_DIRNAME/../../build/cell-oci}
-OCI_RUNTIME=$(readlink -f "$OCI_RUNTIME")
+# Absolute, but not resolved: cell-oci is a link whose name matters.
+OCI_RUNTIME=$(realpath -s "$OCI_RUNTIME")
 # The longest an engine command may take before the test fails.
 ENGINE_TIMEOUT=${ENGINE_TIMEOUT:-120}
 

@@ -435,7 +435,8 @@ oci_teardown() {
 		chown root:root /dev/null
 		chmod 0666 /dev/null
 	fi
-	local now="$(cat /proc/sys/kernel/hostname) $(cat /proc/sys/kernel/domainname)"
+	local now
+	now="$(cat /proc/sys/kernel/hostname) $(cat /proc/sys/kernel/domainname)"
 	if [ "$now" != "$HOST_NAMES" ]; then
 		errors+=("the host's hostname/domainname changed: $now (restored)")
 		hostname "${HOST_NAMES%% *}"
