@@ -535,6 +535,9 @@ static unsigned long long clone_flags(const struct jail_spec *s, const struct cg
 		f &= ~(unsigned long long)CLONE_NEWCGROUP;
 	if (s->mech.own_userns)
 		f &= ~(unsigned long long)s->mech.userns_owns;
+	/* With offsets, cell made it for the clone (time_ns_for_child()). */
+	if (s->mech.has_time_offsets)
+		f &= ~(unsigned long long)CLONE_NEWTIME;
 	return f;
 }
 
@@ -742,11 +745,47 @@ static void undo_files(struct launch *l)
 	c->attach = NULL;
 }
 
+/* A time namespace with clock offsets: they can be written only before
+ * a process enters it, so cell makes it for its children (unshare), writes
+ * them, and the clone is born there (*OWN: cell's own, to go back to). */
+static int time_ns_for_child(struct launch *l, int *own, struct cell_err *e)
+{
+	const struct jail_mechanisms *m = &l->spec->mech;
+	char text[128];
+	int fd, len;
+
+	*own = open("/proc/self/ns/time", O_RDONLY | O_CLOEXEC);
+	if (*own < 0)
+		return cell_err_set(e, errno, "time namespace: open cell's");
+	len = snprintf(text, sizeof(text), "monotonic %lld %ld\nboottime %lld %ld\n",
+		       m->time_offsets[0].secs, m->time_offsets[0].nanosecs,
+		       m->time_offsets[1].secs, m->time_offsets[1].nanosecs);
+	if (unshare(CLONE_NEWTIME) < 0) {
+		cell_err_set(e, errno, "time namespace: unshare");
+		goto fail;
+	}
+	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, (size_t)len) != len) {
+		cell_err_set(e, errno, "time namespace: write its offsets");
+		if (fd >= 0)
+			close(fd);
+		setns(*own, CLONE_NEWTIME);
+		goto fail;
+	}
+	close(fd);
+	return 0;
+fail:
+	close(*own);
+	*own = -1;
+	return -1;
+}
+
 /* spawn: the channel, the forwarded signals blocked (queued, not lost,
  * while the jail starts), and the clone into every namespace. */
 static int stage_spawn(struct launch *l, struct cell_err *e)
 {
 	struct child_ctx *c = &l->child;
+	int own_time = -1;
 
 	if (run_open(&l->r, l->sv, e) < 0)
 		return -1;
@@ -762,7 +801,17 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 		if (c->join_type[i] == CLONE_NEWPID && setns(c->join_fd[i], CLONE_NEWPID) < 0)
 			return cell_err_set(e, errno, "join namespace %s",
 					    l->spec->mech.ns_join[i].path);
+	if (l->spec->mech.has_time_offsets && time_ns_for_child(l, &own_time, e) < 0)
+		return -1;
 	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg), l->cg.fd, &l->r.pidfd);
+	/* Cell's own children are born in its own time namespace again. */
+	if (own_time >= 0 && l->r.pid != 0) {
+		int err = setns(own_time, CLONE_NEWTIME) < 0 ? errno : 0;
+
+		close(own_time);
+		if (err != 0 && l->r.pid > 0)
+			return cell_err_set(e, err, "time namespace: back to cell's");
+	}
 	if (l->r.pid < 0)
 		return cell_err_set(e, errno, "clone the jail's namespaces");
 	if (l->r.pid == 0) {

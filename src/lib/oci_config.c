@@ -1574,6 +1574,38 @@ static int parse_personality(struct oci *o)
 	return 0;
 }
 
+/* timeOffsets: the monotonic and boottime clocks of a new time
+ * namespace, {"secs", "nanosecs"} each. */
+static int parse_time_offsets(struct oci *o)
+{
+	static const char *const clocks[] = {"monotonic", "boottime"};
+	struct jail_mechanisms *m = &o->s->mech;
+	json_t *offs;
+	int got = get_obj(o->lx, "timeOffsets", "linux", &offs, o->e);
+
+	if (got <= 0 || json_object_size(offs) == 0)
+		return got < 0 ? -1 : 0;
+	if (!(m->ns_new & CLONE_NEWTIME))
+		return bad(o->e, "linux.timeOffsets",
+			   "needs a new time namespace (linux.namespaces)");
+	for (size_t i = 0; i < 2; i++) {
+		char p[JPATH];
+		long long secs = 0, nsecs = 0;
+		json_t *c;
+
+		jkey(p, "linux.timeOffsets", clocks[i]);
+		got = get_obj(offs, clocks[i], "linux.timeOffsets", &c, o->e);
+		if (got < 0 ||
+		    (got > 0 && (get_int(c, "secs", p, -(1LL << 40), 1LL << 40, &secs, o->e) < 0 ||
+				 get_int(c, "nanosecs", p, 0, 999999999, &nsecs, o->e) < 0)))
+			return -1;
+		m->time_offsets[i].secs = secs;
+		m->time_offsets[i].nanosecs = (long)nsecs;
+	}
+	m->has_time_offsets = true;
+	return 0;
+}
+
 /* cgroupsPath: every OCI container has cgroups; no "." or ".." in it,
  * so that it stays inside the hierarchy. */
 static int parse_cgroups_path(struct oci *o)
@@ -1601,15 +1633,15 @@ static int parse_linux(struct oci *o)
 	/* resctrl, time offsets, network devices moved in and NUMA policy:
 	 * not implemented.  mountLabel is SELinux's, ignored where SELinux
 	 * is off, as runc ignores it. */
-	static const char *const refused[] = {"intelRdt", "timeOffsets", "netDevices",
-					      "memoryPolicy", NULL};
+	static const char *const refused[] = {"intelRdt", "netDevices", "memoryPolicy", NULL};
 	struct jail_mechanisms *m = &o->s->mech;
 
 	if (parse_namespaces(o) < 0 || parse_userns(o) < 0 || parse_devices(o) < 0 ||
 	    parse_resources(o) < 0 || parse_sysctl(o) < 0 ||
 	    path_list(o->lx, "maskedPaths", &m->masked, &m->nmasked, o->e) < 0 ||
 	    path_list(o->lx, "readonlyPaths", &m->readonly, &m->nreadonly, o->e) < 0 ||
-	    parse_propagation(o) < 0 || parse_personality(o) < 0 || parse_cgroups_path(o) < 0)
+	    parse_propagation(o) < 0 || parse_personality(o) < 0 || parse_cgroups_path(o) < 0 ||
+	    parse_time_offsets(o) < 0)
 		return -1;
 	return unsupported(o->lx, "linux", refused, o->e);
 }

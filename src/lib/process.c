@@ -253,6 +253,67 @@ static int detach_stdio(const struct process_finish *f, struct cell_err *e)
 	return 0;
 }
 
+/* Writes TEXT into the first of the /proc/thread-self/attr files PATHS
+ * that exists.  Returns 1 if none does. */
+static int write_attr(const char *const *paths, const char *text, struct cell_err *e)
+{
+	for (; *paths != NULL; paths++) {
+		int fd = open(*paths, O_WRONLY | O_CLOEXEC);
+		ssize_t len = (ssize_t)strlen(text);
+
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || write(fd, text, (size_t)len) != len) {
+			int err = errno;
+
+			if (fd >= 0)
+				close(fd);
+			return cell_err_set(e, err, "write %s", *paths);
+		}
+		close(fd);
+		return 0;
+	}
+	return 1;
+}
+
+/* Whether the LSM whose "enabled" file is FILE is on ("Y" or "1"). */
+static bool lsm_on(const char *file)
+{
+	char c = 0;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == 'Y' || c == '1';
+}
+
+/*
+ * The process's AppArmor profile and SELinux label, for its exec: applied
+ * where that LSM is on, ignored where it is not (as runc does).
+ */
+static int set_lsm_labels(const struct jail_process *p, struct cell_err *e)
+{
+	static const char *const aa[] = {"/proc/thread-self/attr/apparmor/exec",
+					 "/proc/thread-self/attr/exec", NULL};
+	static const char *const se[] = {"/proc/thread-self/attr/exec", NULL};
+
+	if (p->apparmor_profile != NULL && p->apparmor_profile[0] != '\0' &&
+	    lsm_on("/sys/module/apparmor/parameters/enabled")) {
+		char text[4096];
+
+		snprintf(text, sizeof(text), "exec %s", p->apparmor_profile);
+		if (write_attr(aa, text, e) < 0)
+			return cell_err_prefix(e, "apparmor profile %s", p->apparmor_profile);
+	}
+	if (p->selinux_label != NULL && p->selinux_label[0] != '\0' &&
+	    access("/sys/fs/selinux/enforce", F_OK) == 0 && write_attr(se, p->selinux_label, e) < 0)
+		return cell_err_prefix(e, "selinux label %s", p->selinux_label);
+	return 0;
+}
+
 /* After MSG_CREATED no one reads the channel: an error goes to stderr
  * (the engine's log) and ends the process. */
 static noreturn void created_fail(const struct process_finish *f, const struct cell_err *e)
@@ -354,6 +415,8 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 		channel_rearm_deathsig(f->sock);
 	umask(s->proc.has_umask ? s->proc.umask : f->umask);
 	if (f->log_fd >= 0 && detach_stdio(f, e) < 0)
+		return -1;
+	if (set_lsm_labels(&s->proc, e) < 0)
 		return -1;
 	if (f->created_fd >= 0) {
 		if (resolve_command(s, path, sizeof(path), e) < 0)

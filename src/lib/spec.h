@@ -274,6 +274,13 @@ struct jail_mechanisms {
 	struct jail_seccomp_rules *seccomp_rules; /* JAIL_SECCOMP_RULES */
 	struct jail_hook *hooks[JAIL_HOOK_NPOINTS];
 	size_t nhooks[JAIL_HOOK_NPOINTS];
+	/* A new time namespace's clock offsets (timeOffsets): [0] the
+	 * monotonic clock's, [1] the boot time's; with has_time_offsets. */
+	struct {
+		long long secs;
+		long nanosecs;
+	} time_offsets[2];
+	bool has_time_offsets;
 	unsigned long personality; /* PER_LINUX or PER_LINUX32, with has_personality */
 	bool has_personality;
 };

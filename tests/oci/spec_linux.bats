@@ -374,3 +374,40 @@ seccomp_cfg() {
 	[ "$status" -eq 0 ]
 	[ "$output" = 0x0 ]
 }
+
+@test "config-linux: timeOffsets: the boottime offset moves the container's uptime, not the host's" {
+	cfg '.linux.namespaces += [{"type": "time"}]
+	     | .linux.timeOffsets = {"boottime": {"secs": 86400, "nanosecs": 0}, "monotonic": {"secs": 3600}}'
+	args cat /proc/uptime
+	local before after
+	before=$(cut -d. -f1 /proc/uptime)
+	oci_run
+	after=$(cut -d. -f1 /proc/uptime)
+	[ "$status" -eq 0 ]
+	inside=${output%%.*}
+	[ "$inside" -ge $((before + 86400)) ]
+	[ "$inside" -le $((after + 86400 + 1)) ]
+	# The host's clocks are untouched.
+	[ "$after" -lt $((before + 86400)) ]
+}
+
+@test "config-linux: timeOffsets without a time namespace of its own is an error" {
+	cfg '.linux.timeOffsets = {"boottime": {"secs": 60, "nanosecs": 0}}'
+	args true
+	oci_create
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"linux.timeOffsets: needs a new time namespace"* ]]
+	run oci state "$ID"
+	[ "$status" -ne 0 ]
+}
+
+@test "config: process: an apparmorProfile and a selinuxLabel are ignored where those LSMs are off" {
+	if grep -qs Y /sys/module/apparmor/parameters/enabled || [ -e /sys/fs/selinux/enforce ]; then
+		skip "AppArmor or SELinux is on here"
+	fi
+	cfg '.process.apparmorProfile = "cell-test-profile" | .process.selinuxLabel = "system_u:system_r:container_t:s0"'
+	args echo ran
+	oci_run
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+}

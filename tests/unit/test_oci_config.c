@@ -671,7 +671,26 @@ static void the_rest_of_linux_is_read(void **state)
 	fails("", "'intelRdt': {'closID': 'g'}", "",
 	      "config.json: linux.intelRdt: not supported by cell");
 	fails("", "'timeOffsets': {'monotonic': {'secs': 1}}", "",
-	      "config.json: linux.timeOffsets: not supported by cell");
+	      "config.json: linux.timeOffsets: needs a new time namespace (linux.namespaces)");
+	fails("", "'namespaces': [{'type': 'time'}], 'timeOffsets': {'boottime': {'nanosecs': -1}}",
+	      "", "config.json: linux.timeOffsets.boottime.nanosecs: must be 0 to 999999999");
+}
+
+static void time_offsets_are_read(void **state)
+{
+	struct jail_spec s;
+
+	parse_ok("",
+		 "'namespaces': [{'type': 'time'}], 'timeOffsets': {'monotonic': {'secs': -5,"
+		 " 'nanosecs': 7}, 'boottime': {'secs': 86400}}",
+		 "", &s);
+	assert_true(s.mech.has_time_offsets);
+	assert_true(s.mech.ns_new & CLONE_NEWTIME);
+	assert_int_equal(s.mech.time_offsets[0].secs, -5);
+	assert_int_equal(s.mech.time_offsets[0].nanosecs, 7);
+	assert_int_equal(s.mech.time_offsets[1].secs, 86400);
+	assert_int_equal(s.mech.time_offsets[1].nanosecs, 0);
+	spec_free(&s);
 }
 
 static void hooks_are_read_per_point(void **state)
@@ -1368,6 +1387,7 @@ int main(void)
 		cmocka_unit_test(resources_fill_limits_and_res),
 		cmocka_unit_test(resource_errors_name_their_field),
 		cmocka_unit_test(the_rest_of_linux_is_read),
+		cmocka_unit_test(time_offsets_are_read),
 		cmocka_unit_test(hooks_are_read_per_point),
 		cmocka_unit_test(seccomp_rules_are_read),
 		cmocka_unit_test(seccomp_errors_name_their_field),
