@@ -30,18 +30,9 @@
 #define P_PIDFD 3
 #endif
 
-const char *const hooks_point_names[JAIL_HOOK_NPOINTS] = {
-	[JAIL_HOOK_PRESTART] = "prestart",
-	[JAIL_HOOK_CREATE_RUNTIME] = "createRuntime",
-	[JAIL_HOOK_CREATE_CONTAINER] = "createContainer",
-	[JAIL_HOOK_START_CONTAINER] = "startContainer",
-	[JAIL_HOOK_POSTSTART] = "poststart",
-	[JAIL_HOOK_POSTSTOP] = "poststop",
-};
-
 const char *hooks_point_name(enum jail_hook_point p)
 {
-	return (unsigned int)p < JAIL_HOOK_NPOINTS ? hooks_point_names[p] : "?";
+	return (unsigned int)p < JAIL_HOOK_NPOINTS ? jail_hook_point_names[p] : "?";
 }
 
 /* A memfd holding STATE, at offset 0, sealed against change. */

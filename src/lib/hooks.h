@@ -11,8 +11,6 @@
 #include "err.h"
 #include "spec.h"
 
-/* The config's names of the hook points ("createRuntime"), by point. */
-extern const char *const hooks_point_names[JAIL_HOOK_NPOINTS];
 /* The config's name of a hook point ("createRuntime"). */
 const char *hooks_point_name(enum jail_hook_point p);
 

@@ -34,7 +34,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "hooks.h"
 #include "cleanup.h"
 #include "devices.h"
 #include "untrusted.h"
@@ -1873,7 +1872,7 @@ static int parse_hooks(const json_t *cfg, struct oci *o)
 	if (got <= 0)
 		return got;
 	for (int pt = 0; pt < JAIL_HOOK_NPOINTS; pt++) {
-		if (get_arr(hooks, hooks_point_names[pt], "hooks", &arr, o->e) < 0)
+		if (get_arr(hooks, jail_hook_point_names[pt], "hooks", &arr, o->e) < 0)
 			return -1;
 		if (arr == NULL || json_array_size(arr) == 0)
 			continue;
@@ -1881,7 +1880,7 @@ static int parse_hooks(const json_t *cfg, struct oci *o)
 		if (m->hooks[pt] == NULL)
 			return nomem(o->e, "hooks");
 		m->nhooks[pt] = json_array_size(arr);
-		jkey(parent, "hooks", hooks_point_names[pt]);
+		jkey(parent, "hooks", jail_hook_point_names[pt]);
 		json_array_foreach(arr, i, v)
 		{
 			if (one_hook(v, jidx(path, parent, i), &m->hooks[pt][i], o->e) < 0)
@@ -2449,7 +2448,7 @@ json_t *oci_features(void)
 		 SCMP_VER_MINOR, SCMP_VER_MICRO);
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:s, s:s}}", "ociVersionMin", "1.0.0",
 			 "ociVersionMax", "1.3.0", "hooks",
-			 string_array(hooks_point_names, JAIL_HOOK_NPOINTS), "mountOptions",
+			 string_array(jail_hook_point_names, JAIL_HOOK_NPOINTS), "mountOptions",
 			 mount_option_names(), "linux", features_linux(), "annotations",
 			 "io.github.seccomp.libseccomp.version", seccomp_version,
 			 "run.cell.version", CELL_VERSION);

@@ -21,6 +21,15 @@
 
 #define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+const char *const jail_hook_point_names[JAIL_HOOK_NPOINTS] = {
+	[JAIL_HOOK_PRESTART] = "prestart",
+	[JAIL_HOOK_CREATE_RUNTIME] = "createRuntime",
+	[JAIL_HOOK_CREATE_CONTAINER] = "createContainer",
+	[JAIL_HOOK_START_CONTAINER] = "startContainer",
+	[JAIL_HOOK_POSTSTART] = "poststart",
+	[JAIL_HOOK_POSTSTOP] = "poststop",
+};
+
 void spec_init(struct jail_spec *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -192,6 +192,9 @@ enum jail_hook_point {
 	JAIL_HOOK_NPOINTS
 };
 
+/* The hook points as an OCI config names them ("createRuntime"). */
+extern const char *const jail_hook_point_names[JAIL_HOOK_NPOINTS];
+
 struct jail_hook {
 	char *path;  /* absolute */
 	char **args; /* NULL-terminated, args[0] included; NULL: { path } */
