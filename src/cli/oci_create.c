@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -28,6 +30,7 @@
 #include "oci_config.h"
 #include "oci_ops.h"
 #include "oci_state.h"
+#include "tty.h"
 #include "untrusted.h"
 
 static const char create_usage[] =
@@ -280,6 +283,45 @@ static char *run_state(const struct create_hooks *h, const char *status, pid_t p
 	return text;
 }
 
+/* The seccomp agent of the profile's listenerPath gets the filter's
+ * listener with the container process state (the runtime spec's
+ * "fds": ["seccompFd"], the pid, the metadata and the state), one
+ * message over its unix socket, the descriptor in SCM_RIGHTS. */
+static int send_to_agent(int listener, pid_t pid, void *ctx, struct cell_err *e)
+{
+	const struct create_hooks *h = ctx;
+	const struct jail_seccomp_rules *r = h->spec->mech.seccomp_rules;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char *state = run_state(h, "creating", pid);
+	json_t *st = state != NULL ? json_loads(state, 0, NULL) : NULL;
+	json_t *msg =
+		json_pack("{s:s, s:[s], s:i, s:s, s:o*}", "ociVersion", OCI_STATE_VERSION, "fds",
+			  "seccompFd", "pid", (int)pid, "metadata",
+			  r->listener_metadata != NULL ? r->listener_metadata : "", "state", st);
+	char *text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
+	int sock = -1, ret = 0;
+
+	free(state);
+	json_decref(msg);
+	if (text == NULL)
+		return cell_err_set(e, ENOMEM, "seccomp agent: state");
+	if (strlen(r->listener_path) >= sizeof(sa.sun_path)) {
+		ret = cell_err_set(e, ENAMETOOLONG, "seccomp agent %s", r->listener_path);
+	} else {
+		strcpy(sa.sun_path, r->listener_path);
+		sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			ret = cell_err_set(e, errno, "seccomp agent %s", r->listener_path);
+		else if (tty_send_fd(sock, text, strlen(text), listener) < 0)
+			ret = cell_err_set(e, errno, "seccomp agent %s: send the listener",
+					   r->listener_path);
+	}
+	if (sock >= 0)
+		close(sock);
+	free(text);
+	return ret;
+}
+
 /* Foreground run, at created: the state its startContainer hooks read. */
 static char *run_start_state(pid_t pid, void *ctx)
 {
@@ -343,6 +385,8 @@ static int launch(const struct oci_global *g, const struct create_args *a, bool 
 		/* run: create, start and wait, in one launch. */
 		o.stop_created = true;
 		o.ctx = &hooks;
+		if (m->seccomp_rules != NULL && m->seccomp_rules->listener_path != NULL)
+			o.on_seccomp = send_to_agent;
 		if (!stop_created) {
 			o.start_state = run_start_state;
 			o.started = run_started;

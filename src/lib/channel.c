@@ -32,6 +32,7 @@ void run_init(struct run *r)
 	r->sigfd = -1;
 	r->master = -1;
 	r->handed_pidfd = -1;
+	r->seccomp_fd = -1;
 	r->stdin_open = true;
 	r->stdout_open = true;
 }
@@ -74,6 +75,8 @@ void run_close(struct run *r, int sv[2])
 		close(r->pidfd);
 	if (r->handed_pidfd >= 0)
 		close(r->handed_pidfd);
+	if (r->seccomp_fd >= 0)
+		close(r->seccomp_fd);
 	if (r->sigfd >= 0)
 		close(r->sigfd);
 	for (int i = 0; i < 2; i++)
@@ -81,7 +84,7 @@ void run_close(struct run *r, int sv[2])
 			close(sv[i]);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
-	r->master = r->sock = r->pidfd = r->sigfd = r->handed_pidfd = -1;
+	r->master = r->sock = r->pidfd = r->sigfd = r->handed_pidfd = r->seccomp_fd = -1;
 	r->masked = false;
 }
 
@@ -190,6 +193,10 @@ void run_read_channel(struct run *r)
 			tty_copy_winsize(STDIN_FILENO, r->master);
 			tty_set_raw(STDIN_FILENO, &r->tty, &ignored);
 		}
+		return;
+	}
+	if (m.type == MSG_SECCOMP && fd >= 0 && r->seccomp_fd < 0) {
+		r->seccomp_fd = fd;
 		return;
 	}
 	if (m.type == MSG_PROCESS && fd >= 0 && r->handed_pidfd < 0) {
@@ -305,7 +312,8 @@ int run_supervise_for(struct run *r, int timeout, bool *killed)
  * channel) or the child has reported its error. */
 void run_wait_exec(struct run *r)
 {
-	while (r->sock >= 0 && !r->failed && r->hold == 0 && !r->created) {
+	while (r->sock >= 0 && !r->failed && r->hold == 0 && !r->created &&
+	       (r->seccomp_fd < 0 || r->seccomp_handed)) {
 		struct pollfd p = {.fd = r->sock, .events = POLLIN};
 
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)

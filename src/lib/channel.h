@@ -22,8 +22,16 @@
  * into the jail (its pidfd, its pid in exit_code).  MSG_HOLD: the child
  * stopped where the launch asked (LAUNCH_HOLD_* in errnum) and waits for
  * "c".  MSG_CREATED: all is done but the exec, for which the child waits
- * on its exec fifo (an OCI create: launch.h, stop_created). */
-enum { MSG_ERROR = 1, MSG_PTY = 2, MSG_PROCESS = 3, MSG_HOLD = 4, MSG_CREATED = 5 };
+ * on its exec fifo (an OCI create: launch.h, stop_created).  MSG_SECCOMP:
+ * its seccomp filter's notify listener, for the profile's agent. */
+enum {
+	MSG_ERROR = 1,
+	MSG_PTY = 2,
+	MSG_PROCESS = 3,
+	MSG_HOLD = 4,
+	MSG_CREATED = 5,
+	MSG_SECCOMP = 6
+};
 
 struct child_msg {
 	int type;
@@ -44,12 +52,14 @@ struct run {
 	bool stdin_open;
 	bool stdout_open;
 	struct tty_saved tty;
-	bool failed;	    /* the child reported an error */
-	int hold;	    /* the child is held there (MSG_HOLD), 0: not held */
-	bool created;	    /* MSG_CREATED came */
-	bool pty_elsewhere; /* the pty goes to a console socket: the caller's
-			     * terminal is left as it is */
-	int handed_pidfd;   /* MSG_PROCESS: the process exec's joiner forked; -1 */
+	bool failed;	     /* the child reported an error */
+	int hold;	     /* the child is held there (MSG_HOLD), 0: not held */
+	bool created;	     /* MSG_CREATED came */
+	int seccomp_fd;	     /* MSG_SECCOMP: the notify listener; -1 */
+	bool seccomp_handed; /* given to the launch's caller */
+	bool pty_elsewhere;  /* the pty goes to a console socket: the caller's
+			      * terminal is left as it is */
+	int handed_pidfd;    /* MSG_PROCESS: the process exec's joiner forked; -1 */
 	pid_t handed_pid;
 	struct child_msg err;
 	sigset_t saved; /* the signal mask before run_open() */
@@ -90,8 +100,8 @@ int run_supervise(struct run *r);
 int run_supervise_for(struct run *r, int timeout, bool *killed);
 
 /* Waits until the command has been exec'd (end of file on the channel),
- * the child has reported its error (r->failed), it is held (r->hold) or
- * created (r->created). */
+ * the child has reported its error (r->failed), it is held (r->hold),
+ * created (r->created) or has sent its seccomp listener (not yet handed). */
 void run_wait_exec(struct run *r);
 
 #endif

@@ -357,7 +357,7 @@ static noreturn void child_main(struct child_ctx *c)
 		.gid = c->own.ids.gid,
 	};
 	struct cell_err e;
-	int slave = -1;
+	int slave = -1, listener = -1;
 
 	cell_err_clear(&e);
 	child_enter(c, &e);
@@ -409,8 +409,19 @@ static noreturn void child_main(struct child_ctx *c)
 	}
 	child_stage(c, "entered", 0);
 	/* The policy binds --init's reaper too: it is a process of the jail. */
+	c->policy.listener = &listener;
 	if (policy_apply(s, &c->policy, &e) < 0)
 		child_fail(c, &e);
+	/* A notify listener goes to cell, for the profile's agent. */
+	if (listener >= 0) {
+		struct child_msg m = {.type = MSG_SECCOMP};
+
+		if (tty_send_fd(c->sock, &m, sizeof(m), listener) < 0) {
+			cell_err_set(&e, errno, "send the seccomp listener to cell");
+			child_fail(c, &e);
+		}
+		close(listener);
+	}
 	child_stage(c, "policy", 0);
 	if (s->init) {
 		pid_t pid = fork();
@@ -915,7 +926,18 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 {
 	for (;;) {
 		run_wait_exec(&l->r);
-		if (l->r.failed || l->r.hold == 0)
+		if (l->r.failed)
+			break;
+		/* The agent gets the listener at once: a call the process
+		 * makes before its exec may already wait on it. */
+		if (l->r.seccomp_fd >= 0 && !l->r.seccomp_handed) {
+			l->r.seccomp_handed = true;
+			if (l->opts->on_seccomp != NULL &&
+			    l->opts->on_seccomp(l->r.seccomp_fd, l->r.pid, l->opts->ctx, e) < 0)
+				return cell_err_prefix(e, "jail %s", l->spec->name);
+			continue;
+		}
+		if (l->r.hold == 0)
 			break;
 		if (release_hold(l, e) < 0)
 			return -1;

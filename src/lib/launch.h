@@ -63,6 +63,11 @@ struct launch_opts {
 	 * then the launch waits for the process as any foreground one. */
 	char *(*start_state)(pid_t pid, void *ctx);
 	void (*started)(pid_t pid, void *ctx);
+	/* An OCI seccomp profile with a listenerPath: the filter's notify
+	 * listener, once the process has installed it, for the caller to
+	 * hand to the agent (it stays the launch's: do not close it).  A
+	 * failure fails the launch. */
+	int (*on_seccomp)(int listener, pid_t pid, void *ctx, struct cell_err *e);
 };
 
 /*

@@ -277,19 +277,17 @@ int policy_build(const struct jail_spec *s, struct policy *p, struct cell_err *e
 
 		if (r == NULL)
 			return cell_err_set(e, EINVAL, "seccomp: no profile");
-		/* SCMP_ACT_NOTIFY's listener needs the state handed to an
-		 * agent at create: not there yet, and a clear error rather
-		 * than a filter that would block the calls for ever. */
-		if (r->listener_path != NULL)
-			return cell_err_set(e, EOPNOTSUPP,
-					    "seccomp: listenerPath %s: not supported",
-					    r->listener_path);
 		if (seccomp_oci_compile(r, &prog, e) < 0)
 			return -1;
 		p->compiled = prog.filter;
 		p->seccomp.insns = prog.filter;
 		p->seccomp.len = prog.len;
 		p->seccomp_flags = r->flags;
+		/* SCMP_ACT_NOTIFY's agent gets the listener (launch.h). */
+		if (r->listener_path != NULL) {
+			p->want_listener = true;
+			p->seccomp_flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
+		}
 	}
 	return 0;
 }
@@ -304,6 +302,10 @@ int policy_for_exec(const struct jail_spec *s, struct policy *p, struct cell_err
 {
 	if (policy_build(s, p, e) < 0)
 		return -1;
+	/* A process exec adds has no agent: its notified calls fail
+	 * (ENOSYS), as a filter without a listener makes them. */
+	p->want_listener = false;
+	p->seccomp_flags &= ~(unsigned int)SECCOMP_FILTER_FLAG_NEW_LISTENER;
 	if (p->landlock != 0)
 		p->landlock = (s->mech.ns_new & CLONE_NEWNET) ? 0 : LANDLOCK_SCOPE_ABSTRACT;
 	return 0;
@@ -316,10 +318,19 @@ static int install_filter(const struct policy *p, struct cell_err *e)
 	struct sock_fprog prog = {.len = p->seccomp.len,
 				  .filter = (struct sock_filter *)p->seccomp.insns};
 
+	long fd;
+
 	if (p->seccomp_flags == 0)
 		return seccomp_install(&p->seccomp, e);
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, p->seccomp_flags, &prog) < 0)
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, p->seccomp_flags, &prog);
+	if (fd < 0)
 		return cell_err_set(e, errno, "seccomp: install the filter");
+	if (p->want_listener) {
+		if (p->listener != NULL)
+			*p->listener = (int)fd;
+		else
+			close((int)fd);
+	}
 	return 0;
 }
 

@@ -65,6 +65,10 @@ struct policy {
 	struct seccomp_prog seccomp;
 	unsigned int seccomp_flags;   /* SECCOMP_FILTER_FLAG_* (an OCI profile's) */
 	struct sock_filter *compiled; /* an OCI profile's program, owned */
+	/* An OCI profile with a listenerPath: the filter's notify listener
+	 * goes to *listener (the launch hands it to the agent). */
+	bool want_listener;
+	int *listener;
 };
 
 /* Picks, or for an OCI profile compiles (libseccomp), the seccomp

@@ -299,6 +299,27 @@ seccomp_cfg() {
 	echo "$output" | grep -qx "status 159"
 }
 
+@test "config-linux: seccomp: SCMP_ACT_NOTIFY calls are answered by the agent at listenerPath, which gets the listener and the container process state" {
+	local sock=$WORK/agent.sock out=$WORK/agent.out agent i
+	python3 "$BATS_TEST_DIRNAME/seccomp_agent.py" "$sock" "$out" &
+	agent=$!
+	for ((i = 0; i < 100; i++)); do [ -e "$out.ready" ] && break; sleep 0.05; done
+	cfg '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW", "listenerPath": $s,
+	      "listenerMetadata": "cell-test", "syscalls": [{"names": ["mkdir", "mkdirat"],
+	      "action": "SCMP_ACT_NOTIFY"}]}' --arg s "$sock"
+	sh_args 'checker try mkdir /tmp/x'
+	oci_run
+	# The agent ends with the container's filter; bounded, then ended.
+	for ((i = 0; i < 100; i++)); do kill -0 "$agent" 2>/dev/null || break; sleep 0.05; done
+	kill "$agent" 2>/dev/null || true
+	wait "$agent" || true
+	[ "$status" -eq 0 ]
+	[ "$output" = "mkdir EXDEV" ]
+	head -1 "$out" | jq -e --arg id "$ID" '.fds == ["seccompFd"] and .metadata == "cell-test"
+		and .pid > 0 and .state.id == $id and .state.pid == .pid'
+	grep -q '^call ' "$out"
+}
+
 @test "config-linux: rootfsPropagation: private makes the root mount private" {
 	cfg '.linux.rootfsPropagation = "private"'
 	args grep -E '^[0-9]+ [0-9]+ [^ ]+ [^ ]+ / ' /proc/self/mountinfo
