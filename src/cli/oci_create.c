@@ -221,6 +221,28 @@ struct create_hooks {
 	const json_t *extra;
 };
 
+/* The OCI state of the container being made or run: STATUS, pid PID. */
+static json_t *state_object(const struct create_hooks *h, const char *status, pid_t pid)
+{
+	json_t *st = json_pack("{s:s, s:s, s:s, s:i, s:s}", "ociVersion", OCI_STATE_VERSION, "id",
+			       h->id, "status", status, "pid", (int)pid, "bundle", h->bundle);
+	const json_t *ann = json_object_get(json_object_get(h->extra, "oci"), "annotations");
+
+	if (st != NULL && json_is_object(ann) && json_object_size(ann) > 0)
+		json_object_set(st, "annotations", (json_t *)ann);
+	return st;
+}
+
+/* The same as text, for hooks and the exec fifo. */
+static char *run_state(const struct create_hooks *h, const char *status, pid_t pid)
+{
+	json_t *st = state_object(h, status, pid);
+	char *text = st != NULL ? json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(st);
+	return text;
+}
+
 /* The hold before pivot_root (launch.h): prestart and createRuntime
  * hooks in the runtime's namespaces, then createContainer in the
  * container's, each with the state ("creating", the process's pid) on
@@ -231,19 +253,12 @@ static int run_create_hooks(enum launch_hold where, pid_t pid, void *ctx, struct
 	const struct jail_mechanisms *m = &h->spec->mech;
 	static const enum jail_hook_point runtime[] = {JAIL_HOOK_PRESTART,
 						       JAIL_HOOK_CREATE_RUNTIME};
-	json_t *st = json_pack("{s:s, s:s, s:s, s:i, s:s}", "ociVersion", OCI_STATE_VERSION, "id",
-			       h->id, "status", "creating", "pid", (int)pid, "bundle", h->bundle);
-	const json_t *oci = json_object_get(h->extra, "oci");
-	const json_t *ann = json_object_get(oci, "annotations");
 	char *state;
 	int pidfd, ret = 0;
 
 	if (where != LAUNCH_HOLD_PREPIVOT)
 		return 0;
-	if (st != NULL && json_is_object(ann) && json_object_size(ann) > 0)
-		json_object_set(st, "annotations", (json_t *)ann);
-	state = st != NULL ? json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(st);
+	state = run_state(h, "creating", pid);
 	if (state == NULL)
 		return cell_err_set(e, ENOMEM, "hooks: state");
 	for (size_t i = 0; i < 2 && ret == 0; i++)
@@ -266,23 +281,6 @@ static int run_create_hooks(enum launch_hold where, pid_t pid, void *ctx, struct
 	return ret;
 }
 
-/* The state of the container being run, STATUS, pid PID (text). */
-static char *run_state(const struct create_hooks *h, const char *status, pid_t pid)
-{
-	json_t *st = json_pack("{s:s, s:s, s:s, s:i, s:s}", "ociVersion", OCI_STATE_VERSION, "id",
-			       h->id, "status", status, "pid", (int)pid, "bundle", h->bundle);
-	const json_t *ann = json_object_get(json_object_get(h->extra, "oci"), "annotations");
-	char *text;
-
-	if (st == NULL)
-		return NULL;
-	if (json_is_object(ann) && json_object_size(ann) > 0)
-		json_object_set(st, "annotations", (json_t *)ann);
-	text = json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(st);
-	return text;
-}
-
 /* The seccomp agent of the profile's listenerPath gets the filter's
  * listener with the container process state (the runtime spec's
  * "fds": ["seccompFd"], the pid, the metadata and the state), one
@@ -292,8 +290,7 @@ static int send_to_agent(int listener, pid_t pid, void *ctx, struct cell_err *e)
 	const struct create_hooks *h = ctx;
 	const struct jail_seccomp_rules *r = h->spec->mech.seccomp_rules;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	char *state = run_state(h, "creating", pid);
-	json_t *st = state != NULL ? json_loads(state, 0, NULL) : NULL;
+	json_t *st = state_object(h, "creating", pid);
 	json_t *msg =
 		json_pack("{s:s, s:[s], s:i, s:s, s:o*}", "ociVersion", OCI_STATE_VERSION, "fds",
 			  "seccompFd", "pid", (int)pid, "metadata",
@@ -301,7 +298,6 @@ static int send_to_agent(int listener, pid_t pid, void *ctx, struct cell_err *e)
 	char *text = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
 	int sock = -1, ret = 0;
 
-	free(state);
 	json_decref(msg);
 	if (text == NULL)
 		return cell_err_set(e, ENOMEM, "seccomp agent: state");
