@@ -268,7 +268,9 @@ static int container_cgroup(const struct container *c, const char *id, struct cg
 	return 0;
 }
 
-int oci_pause(const char *root, const char *id, struct cell_err *e)
+/* pause (FREEZE) or resume: the freezer of a running, or a paused,
+ * container; runc's words for the other states. */
+static int freezer(const char *root, const char *id, bool freeze, struct cell_err *e)
 {
 	struct container c;
 	struct cgroup cg;
@@ -277,37 +279,30 @@ int oci_pause(const char *root, const char *id, struct cell_err *e)
 	cgroup_init(&cg);
 	if (open_container(root, id, &c, e) < 0)
 		return -1;
-	if (c.st == OCI_PAUSED)
+	if (freeze && c.st == OCI_PAUSED)
 		cell_err_set(e, 0, "container %s: container already paused", id);
-	else if (c.st != OCI_RUNNING)
+	else if (freeze && c.st != OCI_RUNNING)
 		cell_err_set(e, 0, "container %s: container not running", id);
-	else if (container_cgroup(&c, id, &cg, e) == 0 && cgroup_freeze(&cg, e) == 0)
+	else if (!freeze && c.st != OCI_PAUSED)
+		cell_err_set(e, 0, "container %s: container not paused", id);
+	else if (container_cgroup(&c, id, &cg, e) == 0 &&
+		 (freeze ? cgroup_freeze(&cg, e) : cgroup_thaw(&cg, e)) == 0)
 		ret = 0;
 	else
-		cell_err_prefix(e, "container %s: pause", id);
+		cell_err_prefix(e, "container %s: %s", id, freeze ? "pause" : "resume");
 	cgroup_release(&cg);
 	close_container(&c);
 	return ret;
 }
 
+int oci_pause(const char *root, const char *id, struct cell_err *e)
+{
+	return freezer(root, id, true, e);
+}
+
 int oci_resume(const char *root, const char *id, struct cell_err *e)
 {
-	struct container c;
-	struct cgroup cg;
-	int ret = -1;
-
-	cgroup_init(&cg);
-	if (open_container(root, id, &c, e) < 0)
-		return -1;
-	if (c.st != OCI_PAUSED)
-		cell_err_set(e, 0, "container %s: container not paused", id);
-	else if (container_cgroup(&c, id, &cg, e) == 0 && cgroup_thaw(&cg, e) == 0)
-		ret = 0;
-	else
-		cell_err_prefix(e, "container %s: resume", id);
-	cgroup_release(&cg);
-	close_container(&c);
-	return ret;
+	return freezer(root, id, false, e);
 }
 
 int oci_update(const char *root, const char *id, const struct jail_limits *l,
