@@ -48,6 +48,9 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
  * at argv[optind - 1] (unknown, missing its value, or given one it does
  * not take); returns 125. */
 int cli_bad_option(const char *cmd, char **argv, const struct option *opts);
+/* Its words alone, for PROG's (cell, cell-oci) command CMD, into BUF. */
+void cli_bad_option_text(const char *prog, const char *cmd, char **argv, const struct option *opts,
+			 char *buf, size_t size);
 
 int cmd_run(const struct cli_global *g, int argc, char **argv);
 int cmd_inspect(const struct cli_global *g, int argc, char **argv);

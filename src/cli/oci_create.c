@@ -329,19 +329,14 @@ static char *run_start_state(pid_t pid, void *ctx)
 static void run_started(pid_t pid, void *ctx)
 {
 	const struct create_hooks *h = ctx;
-	const struct jail_mechanisms *m = &h->spec->mech;
 	char *state = run_state(h, "running", pid);
+	struct cell_err warn;
 
-	for (size_t i = 0; state != NULL && i < m->nhooks[JAIL_HOOK_POSTSTART]; i++) {
-		struct cell_err w;
-
-		cell_err_clear(&w);
-		if (hooks_run(&m->hooks[JAIL_HOOK_POSTSTART][i], 1, JAIL_HOOK_POSTSTART, state, -1,
-			      &w) < 0) {
-			cell_err_prefix(&w, "poststart");
-			oci_warn(h->g, "run", &w);
-		}
-	}
+	cell_err_clear(&warn);
+	if (state != NULL)
+		oci_hooks_warn(h->spec, JAIL_HOOK_POSTSTART, state, &warn);
+	if (warn.msg[0] != '\0')
+		oci_warn(h->g, "run", &warn);
 	free(state);
 }
 
@@ -409,7 +404,9 @@ static int launch(const struct oci_global *g, const struct create_args *a, bool 
 			st != NULL ? json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
 		cell_err_clear(&warn);
-		if (state != NULL && oci_hooks_run(&s, JAIL_HOOK_POSTSTOP, state, &warn) < 0)
+		if (state != NULL)
+			oci_hooks_warn(&s, JAIL_HOOK_POSTSTOP, state, &warn);
+		if (warn.msg[0] != '\0')
 			oci_warn(g, a->verb, &warn);
 		free(state);
 		json_decref(st);

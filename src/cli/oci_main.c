@@ -148,28 +148,10 @@ int oci_error(const struct oci_global *g, const char *verb, const char *fmt, ...
 static int bad_option(const struct oci_global *g, const char *verb, char **argv,
 		      const struct option *opts)
 {
-	const char *arg = argv[optind - 1];
+	char msg[256];
 
-	if (strncmp(arg, "--", 2) == 0) {
-		size_t n = strcspn(arg + 2, "=");
-
-		for (const struct option *o = opts; o->name != NULL; o++) {
-			if (strlen(o->name) != n || strncmp(o->name, arg + 2, n) != 0)
-				continue;
-			if (arg[2 + n] == '=' && o->has_arg == no_argument)
-				return oci_error(g, verb, "option --%s takes no value", o->name);
-			return oci_error(g, verb, "option --%s needs a value", o->name);
-		}
-		return oci_error(g, verb, "unknown option '%.*s' (see cell-oci %s --help)",
-				 (int)n + 2, arg, verb);
-	}
-	for (const struct option *o = opts; o->name != NULL; o++)
-		if (optopt != 0 && o->val == optopt && o->has_arg == required_argument)
-			return oci_error(g, verb, "option -%c needs a value", optopt);
-	if (optopt > 0 && optopt < 128)
-		return oci_error(g, verb, "unknown option '-%c' (see cell-oci %s --help)", optopt,
-				 verb);
-	return oci_error(g, verb, "unknown option '%s' (see cell-oci %s --help)", arg, verb);
+	cli_bad_option_text("cell-oci", verb, argv, opts, msg, sizeof(msg));
+	return oci_error(g, verb, "%s", msg);
 }
 
 int oci_getopt(const struct oci_global *g, const char *verb, const char *usage, int argc,

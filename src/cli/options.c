@@ -35,7 +35,8 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 	return '?';
 }
 
-int cli_bad_option(const char *cmd, char **argv, const struct option *opts)
+void cli_bad_option_text(const char *prog, const char *cmd, char **argv, const struct option *opts,
+			 char *buf, size_t size)
 {
 	const char *arg = argv[optind - 1];
 
@@ -45,19 +46,31 @@ int cli_bad_option(const char *cmd, char **argv, const struct option *opts)
 		for (const struct option *o = opts; o->name != NULL; o++) {
 			if (strlen(o->name) != n || strncmp(o->name, arg + 2, n) != 0)
 				continue;
-			if (arg[2 + n] == '=' && o->has_arg == no_argument)
-				return cli_usage_error(cmd, "option --%s takes no value", o->name);
-			return cli_usage_error(cmd, "option --%s needs a value", o->name);
+			snprintf(buf, size, "option --%s %s", o->name,
+				 arg[2 + n] == '=' && o->has_arg == no_argument ? "takes no value"
+										: "needs a value");
+			return;
 		}
-		return cli_usage_error(cmd, "unknown option '%.*s' (see cell %s --help)",
-				       (int)n + 2, arg, cmd);
+		snprintf(buf, size, "unknown option '%.*s' (see %s %s --help)", (int)n + 2, arg,
+			 prog, cmd);
+		return;
 	}
 	/* A short option: a known one that takes a value lacked it. */
 	for (const struct option *o = opts; o->name != NULL; o++)
-		if (optopt != 0 && o->val == optopt && o->has_arg == required_argument)
-			return cli_usage_error(cmd, "option -%c needs a value", optopt);
+		if (optopt != 0 && o->val == optopt && o->has_arg == required_argument) {
+			snprintf(buf, size, "option -%c needs a value", optopt);
+			return;
+		}
 	if (optopt > 0 && optopt < 128)
-		return cli_usage_error(cmd, "unknown option '-%c' (see cell %s --help)", optopt,
-				       cmd);
-	return cli_usage_error(cmd, "unknown option '%s' (see cell %s --help)", arg, cmd);
+		snprintf(buf, size, "unknown option '-%c' (see %s %s --help)", optopt, prog, cmd);
+	else
+		snprintf(buf, size, "unknown option '%s' (see %s %s --help)", arg, prog, cmd);
+}
+
+int cli_bad_option(const char *cmd, char **argv, const struct option *opts)
+{
+	char msg[256];
+
+	cli_bad_option_text("cell", cmd, argv, opts, msg, sizeof(msg));
+	return cli_usage_error(cmd, "%s", msg);
 }

@@ -299,14 +299,9 @@ static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool 
 	int status_fd = -1, memfd = -1;
 
 	cell_err_clear(&e);
-	/* Until the exec its /proc/1/exe is cell's binary on the host,
-	 * reachable through the magic link (CVE-2019-5736's way in): not
-	 * dumpable, /proc/1 is closed to processes without CAP_SYS_PTRACE,
-	 * which no jail has.  cell-init says the same of itself. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		cell_err_set(&e, errno, "--init: make pid 1 non-dumpable");
-		child_fail(c, &e);
-	}
+	/* Until the exec its /proc/1/exe is cell's binary on the host: it
+	 * has been non-dumpable since child_enter() (CVE-2019-5736), and
+	 * cell-init says the same of itself. */
 	if ((has_tty || c->opts->detach) && redirect_stdio_to_null() < 0) {
 		cell_err_set(&e, errno, "--init: stdio of pid 1 to /dev/null");
 		child_fail(c, &e);
@@ -887,7 +882,8 @@ static int release_hold(struct launch *l, struct cell_err *e)
 	return send_byte(&l->r, 'c', e);
 }
 
-static int write_fifo(int fd, const char *state, struct cell_err *e);
+static int open_fifo(int dirfd, const char *name, struct cell_err *e);
+static int release_fifo(int dirfd, int fd, const char *state, struct cell_err *e);
 static int write_pid_file(const char *file, pid_t pid, struct cell_err *e);
 
 /* A foreground launch that stopped at created goes on at once: the
@@ -904,15 +900,12 @@ static int start_here(struct launch *l, struct cell_err *e)
 	if (record_state(&l->jail, l->spec, o, &l->cg, &l->ids, l->r.pid, l->created, "running",
 			 e) < 0)
 		return -1;
-	fifo = openat(l->jail.dirfd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	fifo = open_fifo(l->jail.dirfd, l->spec->name, e);
 	if (fifo < 0)
-		return cell_err_set(e, errno == ENXIO ? ESRCH : errno, "jail %s: open exec.fifo",
-				    l->spec->name);
-	if (write_fifo(fifo, state != NULL ? state : "", e) < 0)
+		return -1;
+	if (release_fifo(l->jail.dirfd, fifo, state != NULL ? state : "", e) < 0)
 		return cell_err_prefix(e, "jail %s", l->spec->name);
-	close(fifo);
 	fifo = -1;
-	unlinkat(l->jail.dirfd, "exec.fifo", 0);
 	if (o->started != NULL)
 		o->started(l->r.pid, o->ctx);
 	return 0;
@@ -1178,20 +1171,33 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 
 /* --- OCI start: created -> running ----------------------------------- */
 
-/* Writes STATE into the exec fifo FD (non-blocking: never waits on the
- * jail; a state larger than the pipe is refused, not half-sent). */
-static int write_fifo(int fd, const char *state, struct cell_err *e)
+/* The created jail's exec fifo in DIRFD, opened for writing without
+ * waiting: no reader (its process went) is ESRCH, never a wait. */
+static int open_fifo(int dirfd, const char *name, struct cell_err *e)
+{
+	int fd = openat(dirfd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		cell_err_set(e, errno == ENXIO ? ESRCH : errno, "jail %s: open exec.fifo", name);
+	return fd;
+}
+
+/* Lets the created process go: STATE into its fifo FD (non-blocking: a
+ * state larger than the pipe is refused, not half-sent), FD closed, the
+ * fifo removed (started once: a second start finds none). */
+static int release_fifo(int dirfd, int fd, const char *state, struct cell_err *e)
 {
 	size_t len = strlen(state);
-	ssize_t n;
+	ssize_t n = 0;
 
-	if (len == 0)
-		return 0;
-	do
-		n = write(fd, state, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 || (size_t)n != len)
+	if (len > 0)
+		do
+			n = write(fd, state, len);
+		while (n < 0 && errno == EINTR);
+	if (len > 0 && (n < 0 || (size_t)n != len))
 		return cell_err_set(e, n < 0 ? errno : EMSGSIZE, "write the exec fifo");
+	close(fd);
+	unlinkat(dirfd, "exec.fifo", 0);
 	return 0;
 }
 
@@ -1216,16 +1222,13 @@ int jail_start(const char *state_root, const char *name, const char *state_json,
 			     name, phase != NULL ? phase : "unknown");
 		goto out;
 	}
-	/* No reader (its process went): ENXIO, never a wait. */
-	fifo = openat(j.dir.dirfd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	if (fifo < 0) {
-		cell_err_set(e, errno == ENXIO ? ESRCH : errno, "jail %s: open exec.fifo", name);
+	fifo = open_fifo(j.dir.dirfd, name, e);
+	if (fifo < 0)
 		goto out;
-	}
 	json_object_set_new(j.state, "state", json_string("running"));
 	if (store_jail_write(&j.dir, j.state, e) < 0)
 		goto out;
-	if (write_fifo(fifo, state_json != NULL ? state_json : "", e) < 0) {
+	if (release_fifo(j.dir.dirfd, fifo, state_json != NULL ? state_json : "", e) < 0) {
 		/* Still created: the record says so again. */
 		struct cell_err ignored;
 
@@ -1234,10 +1237,7 @@ int jail_start(const char *state_root, const char *name, const char *state_json,
 		cell_err_prefix(e, "jail %s", name);
 		goto out;
 	}
-	close(fifo);
 	fifo = -1;
-	/* Started once: a second start finds no fifo. */
-	unlinkat(j.dir.dirfd, "exec.fifo", 0);
 	ret = 0;
 out:
 	jail_close(&j);

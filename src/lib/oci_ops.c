@@ -89,30 +89,15 @@ static void close_container(struct container *c)
 
 /* --- hooks ------------------------------------------------------------ */
 
-static int run_hook(const struct jail_hook *h, enum jail_hook_point point, const char *state,
-		    struct cell_err *e)
+void oci_hooks_warn(const struct jail_spec *s, enum jail_hook_point point, const char *state,
+		    struct cell_err *warn)
 {
-	return hooks_run(h, 1, point, state, -1, e);
-}
+	const char *what = hooks_point_name(point);
 
-int oci_hooks_run(const struct jail_spec *s, enum jail_hook_point point, const char *state,
-		  struct cell_err *e)
-{
-	for (size_t i = 0; i < s->mech.nhooks[point]; i++)
-		if (run_hook(&s->mech.hooks[point][i], point, state, e) < 0)
-			return -1;
-	return 0;
-}
-
-/* Runs the hooks of POINT, keeping the first failure in WARN (the
- * runtime spec: a poststart or poststop hook's failure is a warning). */
-static void hooks_warn(const struct jail_spec *s, enum jail_hook_point point, const char *state,
-		       const char *what, struct cell_err *warn)
-{
 	for (size_t i = 0; i < s->mech.nhooks[point]; i++) {
 		struct cell_err e;
 
-		if (run_hook(&s->mech.hooks[point][i], point, state, &e) == 0 ||
+		if (hooks_run(&s->mech.hooks[point][i], 1, point, state, -1, &e) == 0 ||
 		    warn->msg[0] != '\0')
 			continue;
 		*warn = e;
@@ -171,7 +156,7 @@ int oci_start(const char *root, const char *id, struct cell_err *warn, struct ce
 		cell_err_set(e, ENOMEM, "container %s: state", id);
 		goto out;
 	}
-	hooks_warn(&s, JAIL_HOOK_POSTSTART, running, "poststart", warn);
+	oci_hooks_warn(&s, JAIL_HOOK_POSTSTART, running, warn);
 	ret = 0;
 out:
 	json_decref(rec);
@@ -250,7 +235,7 @@ int oci_delete(const char *root, const char *id, bool force, struct cell_err *wa
 		json_decref(st);
 	}
 	if (hooks && stopped != NULL)
-		hooks_warn(&s, JAIL_HOOK_POSTSTOP, stopped, "poststop", warn);
+		oci_hooks_warn(&s, JAIL_HOOK_POSTSTOP, stopped, warn);
 out:
 	close_container(&c);
 	spec_free(&s);

@@ -43,9 +43,10 @@ int oci_resume(const char *root, const char *id, struct cell_err *e);
 int oci_update(const char *root, const char *id, const struct jail_limits *l,
 	       const struct jail_resources *r, struct cell_err *e);
 
-/* Runs the hooks of S at POINT, in order, each with STATE (JSON text) on
- * its stdin and its timeout; stops at the first failure. */
-int oci_hooks_run(const struct jail_spec *s, enum jail_hook_point point, const char *state,
-		  struct cell_err *e);
+/* Runs every hook of POINT, keeping the first failure in WARN
+ * ("poststart: hook PATH: ..."; the runtime spec: a poststart or
+ * poststop hook's failure is a warning, and the others still run). */
+void oci_hooks_warn(const struct jail_spec *s, enum jail_hook_point point, const char *state,
+		    struct cell_err *warn);
 
 #endif

@@ -49,13 +49,10 @@ def try_call(name, f, *args):
 # cell-HASH-NAME (HASH: FNV-1a of the state root, as cgroup.c): tests look
 # for exactly their own, never for a user's or another test run's jail
 # of the same name.
+# shellcheck source=../cgroup_name.bash
+source "${BASH_SOURCE[0]%/*}/../cgroup_name.bash"
 cell_cgroup_leaf() {
-	local h=2166136261 i c
-	for ((i = 0; i < ${#STATE}; i++)); do
-		printf -v c '%d' "'${STATE:i:1}"
-		h=$(((h ^ c) * 16777619 & 0xffffffff))
-	done
-	printf 'cell-%08x-%s\n' "$h" "$1"
+	cell_cgroup_name "$STATE" "$1"
 }
 
 cell_setup() {

@@ -5,12 +5,24 @@
 # root ($ROOT) and a bundle ($BUNDLE) whose config.json is cell-oci's
 # default spec with the process, terminal and root set by make_bundle.
 # Teardown deletes (-f) every container of $ROOT, fails the test if one
-# is left, a process of it still runs, or the root is not empty, and
-# removes its directories in every case.
+# is left, a process of it still runs, the root is not empty or a cgroup
+# cell named after $ROOT is left (then removed), and removes its
+# directories in every case.
 
 bats_require_minimum_version 1.5.0
 
 OCI=${CELL_OCI:-$BATS_TEST_DIRNAME/../../build/cell-oci}
+
+# shellcheck source=../cgroup_name.bash
+source "$BATS_TEST_DIRNAME/../cgroup_name.bash"
+
+# leftover_cgroups: the cgroups of any container of this test's $ROOT
+# (cell-HASH-ID, in any hierarchy and at any depth), deepest first.
+leftover_cgroups() {
+	local prefix
+	prefix=$(cell_cgroup_name "$ROOT" "")
+	find /sys/fs/cgroup -mindepth 2 -maxdepth 8 -type d -name "$prefix*" 2>/dev/null | sort -r
+}
 
 oci_setup_file() {
 	ROOTFS=$BATS_FILE_TMPDIR/rootfs
@@ -92,7 +104,7 @@ oci_setup() {
 }
 
 oci_teardown() {
-	local id pid errors=()
+	local id pid cg errors=()
 	if [ -d "$ROOT" ]; then
 		for id in $("$OCI" --root "$ROOT" list -q 2>/dev/null); do
 			pid=$("$OCI" --root "$ROOT" state "$id" 2>/dev/null | jq -r .pid)
@@ -109,6 +121,10 @@ oci_teardown() {
 	fi
 	for pid in "${PIDS[@]}"; do
 		kill -9 "$pid" 2>/dev/null || true
+	done
+	for cg in $(leftover_cgroups); do
+		errors+=("cgroup left behind: $cg")
+		rmdir "$cg" 2>/dev/null
 	done
 	rm -rf "$ROOT" "$BUNDLE"
 	if [ ${#errors[@]} -gt 0 ]; then
