@@ -59,6 +59,8 @@ int cmd_stop(const struct cli_global *g, int argc, char **argv);
 int cmd_start(const struct cli_global *g, int argc, char **argv);
 int cmd_restart(const struct cli_global *g, int argc, char **argv);
 int cmd_wait(const struct cli_global *g, int argc, char **argv);
+int cmd_ps(const struct cli_global *g, int argc, char **argv);
+int cmd_stats(const struct cli_global *g, int argc, char **argv);
 int cmd_rm(const struct cli_global *g, int argc, char **argv);
 int cmd_exec(const struct cli_global *g, int argc, char **argv);
 int cmd_set(const struct cli_global *g, int argc, char **argv);

@@ -27,6 +27,8 @@ static const struct cli_command commands[] = {
 	{"ls", cmd_ls, "list the jails"},
 	{"exec", cmd_exec, "run a command inside a running jail"},
 	{"logs", cmd_logs, "show a detached jail's output"},
+	{"ps", cmd_ps, "list the processes of a running jail"},
+	{"stats", cmd_stats, "show what running jails use: CPU, memory, tasks"},
 	{"set", cmd_set, "change a running jail's hostname or limits"},
 	{"inspect", cmd_inspect, "describe a running jail, or the jail of a process"},
 	{"start", cmd_start, "start stopped jails again, from their records"},
