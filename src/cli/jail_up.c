@@ -194,11 +194,19 @@ static int make_room(const char *root, const char *name, const char *file, struc
 static void spell_start_error(const struct jailconf *c, const struct jailconf_jail *j,
 			      struct cell_err *e)
 {
+	char named[128];
+
 	if (e->about.param != CELL_ERR_NO_PARAM) {
 		jailconf_spell(c, j, e);
 		return;
 	}
-	cell_err_prefix(e, "%s:%d:%d", c->file, j->line, j->col);
+	/* Most of the launch's errors name the jail already; the words
+	 * only decide whether to name it again. */
+	snprintf(named, sizeof(named), "jail %s: ", j->name);
+	if (strncmp(e->msg, named, strlen(named)) == 0)
+		cell_err_prefix(e, "%s:%d:%d", c->file, j->line, j->col);
+	else
+		cell_err_prefix(e, "%s:%d:%d: jail %s", c->file, j->line, j->col, j->name);
 }
 
 int cmd_up(const struct cli_global *g, int argc, char **argv)
