@@ -669,8 +669,8 @@ wait_removed() {
 	cell run -d --name capped --nrtask 10 --memory 32M -- sleep 100 >/dev/null
 	pids=$(jq -r '.cgroup.pids' "$STATE/capped/state.json")
 	memory=$(jq -r '.cgroup.memory' "$STATE/capped/state.json")
-	[[ "$pids" == /sys/fs/cgroup/pids/*cell-*-capped ]]
-	[[ "$memory" == /sys/fs/cgroup/memory/*cell-*-capped ]]
+	[[ "$pids" == /sys/fs/cgroup/pids/* && "${pids##*/}" = "$(cell_cgroup_leaf capped)" ]]
+	[[ "$memory" == /sys/fs/cgroup/memory/* && "${memory##*/}" = "$(cell_cgroup_leaf capped)" ]]
 	[ -d "$pids" ]
 	[ -d "$memory" ]
 	cell stop -t 1 capped

@@ -10,8 +10,8 @@ load helpers
 
 setup() {
 	cell_setup
-	# Unique per test: the jail's name (its cgroups are cell-*-NAME on a
-	# machine other suites share) and a marker in its command line.
+	# Unique per test: the jail's name (its cgroups are cell-HASH-NAME,
+	# HASH the state root's) and a marker in its command line.
 	JAIL=rel-$$-$BATS_TEST_NUMBER
 	MARK=$((100000 + RANDOM))$$
 	printf '%s\n' "$MARK" >"$WORK/mark"
@@ -85,9 +85,11 @@ wait_no_marker() {
 	return 1
 }
 
-# jail_cgroups NAME: cgroup directories named cell-*-NAME, any hierarchy.
+# jail_cgroups NAME: the cgroup directories of jail NAME (a glob) under
+# this test's state root, any hierarchy: cell-HASH-NAME, HASH the state
+# root's (tests/cgroup_name.bash), never a user's jail of that name.
 jail_cgroups() {
-	find /sys/fs/cgroup/ -mindepth 2 -maxdepth 8 -type d -name "cell-*-$1" 2>/dev/null
+	find /sys/fs/cgroup/ -mindepth 2 -maxdepth 8 -type d -name "$(cell_cgroup_leaf "$1")" 2>/dev/null
 }
 
 # record PATH: field PATH (jq) of the jail's state.json as it is on disk.
@@ -230,7 +232,7 @@ check_rm() {
 		[ "${#lines[@]}" -eq 1 ]
 		[[ "$output" == "cell: rm: jail $JAIL: no such jail"* ]]
 	else
-		[ -z "$output" ]
+		[ "$output" = "$JAIL" ] # what it removed
 	fi
 	check_nothing_left
 }
