@@ -133,6 +133,8 @@ struct row {
 	struct jail_spec spec;
 };
 
+static char *human_status(const json_t *rec);
+
 /* The field's typed value, a new reference; null when not set. */
 static json_t *field_json(const struct row *r, const struct field *f)
 {
@@ -140,6 +142,13 @@ static json_t *field_json(const struct row *r, const struct field *f)
 
 	if (f->p != NULL)
 		return param_to_json(f->p, &r->spec);
+	if (strcmp(f->name, "status") == 0) {
+		char *text = human_status(r->rec);
+		json_t *j = text != NULL ? json_string(text) : json_null();
+
+		free(text);
+		return j;
+	}
 	v = json_object_get(r->rec, f->name);
 	return v != NULL ? json_deep_copy(v) : json_null();
 }
