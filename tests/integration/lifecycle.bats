@@ -54,7 +54,7 @@ write_conf() {
 	[ "$(jfield web memory)" = 67108864 ]
 	[ "$(jfield web exit)" = 3 ]
 	# The log appended to, not truncated.
-	[ "$(cat "$STATE/web/log")" = "hi from box
+	[ "$(cell logs web)" = "hi from box
 hi from box" ]
 }
 
