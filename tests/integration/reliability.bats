@@ -497,7 +497,7 @@ crash_run() {
 	kill_paused
 	wait_exit "$rm" 50
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.rm")" ]
+	[ "$(cat "$WORK/out.rm")" = "$JAIL" ] # what it removed
 	check_nothing_left
 }
 
@@ -513,7 +513,7 @@ crash_run() {
 	kill_paused
 	wait_exit "$stop" 50
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.stop")" ]
+	[ "$(cat "$WORK/out.stop")" = "$JAIL" ] # what it stopped
 	wait_ended "$JAIL_PID"
 	check_listed stopped
 	[ -z "$(jail_cgroups "$JAIL")" ]
@@ -750,6 +750,10 @@ EOF
 		local out
 		out=$(cat "$WORK/out.${what[i]}")
 		case ${what[i]}:$status in
+		stop:0)
+			# It prints what it stopped.
+			[ "$out" = "$JAIL" ] || { echo "${what[i]}: $out" >&2; return 1; }
+			;;
 		*:0)
 			[ -z "$out" ] || { echo "${what[i]}: $out" >&2; return 1; }
 			;;
@@ -1042,12 +1046,12 @@ jail_locked() {
 	rm=$!
 	wait_exit "$rm" 100
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.rm")" ]
+	[ "$(cat "$WORK/out.rm")" = "$JAIL" ]
 	# rm ended after stop had.
 	pid_ended "$stop"
 	wait_status "$stop"
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.stop")" ]
+	[ "$(cat "$WORK/out.stop")" = "$JAIL" ]
 	[ $((SECONDS - t0)) -ge 1 ]
 	check_nothing_left
 }
