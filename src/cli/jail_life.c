@@ -6,10 +6,14 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "lifecycle.h"
+#include "param.h"
+#include "record.h"
 #include "spec.h"
+#include "store.h"
 
 #define RESTART_TIMEOUT_DEFAULT 10
 
@@ -83,6 +87,38 @@ static int parse(const char *cmd, int argc, char **argv, long long *timeout, voi
 	return 0;
 }
 
+/* An error about one of jail NAME's parameters spelled as cell set and
+ * ls -n spell it, PARAM=VALUE, the value from its record (a list's
+ * element by itself). */
+static void spell_from_record(const char *root, const char *name, struct cell_err *e)
+{
+	const struct param *p = param_get(e->about.param);
+	const struct param *ref = param_get(e->about.ref);
+	struct jail_spec s;
+	struct cell_err ignored;
+	char *text = NULL, *word = NULL;
+	json_t *rec = NULL;
+	int rootfd = -1;
+
+	if (p == NULL)
+		return;
+	spec_init(&s);
+	if (store_open_root_existing(root, &rootfd, &ignored) == 0 && rootfd >= 0)
+		rec = store_jail_peek(rootfd, name);
+	if (rec != NULL && record_spec(rec, &s, &ignored) == 0 &&
+	    param_format_element(p, &s, p->type == PARAM_LIST ? (size_t)e->about.index : 0, &text) >
+		    0 &&
+	    asprintf(&word, "%s=%s", p->name, text) < 0)
+		word = NULL;
+	cell_err_spell(e, word != NULL ? word : p->name, ref != NULL ? ref->name : NULL);
+	free(word);
+	free(text);
+	json_decref(rec);
+	spec_free(&s);
+	if (rootfd >= 0)
+		close(rootfd);
+}
+
 int cmd_start(const struct cli_global *g, int argc, char **argv)
 {
 	struct cell_err e;
@@ -93,6 +129,7 @@ int cmd_start(const struct cli_global *g, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		cell_err_clear(&e);
 		if (jail_start_stopped(g->root, argv[i], &e) < 0) {
+			spell_from_record(g->root, argv[i], &e);
 			ret = cli_fail("start", &e);
 			continue;
 		}
@@ -113,6 +150,7 @@ int cmd_restart(const struct cli_global *g, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		cell_err_clear(&e);
 		if (jail_restart(g->root, argv[i], (int)timeout, &e) < 0) {
+			spell_from_record(g->root, argv[i], &e);
 			ret = cli_fail("restart", &e);
 			continue;
 		}

@@ -81,6 +81,11 @@ static int start_locked(const char *state_root, struct jail *j, struct cell_err 
 		};
 
 		ret = jail_run(&s, &o, &status, e);
+		/* The launch names the jail in its own errors but not in
+		 * those about a parameter (its root gone since the last
+		 * start...): the front door spells the parameter. */
+		if (ret < 0 && e->about.param != CELL_ERR_NO_PARAM)
+			cell_err_prefix(e, "jail %s", j->dir.name);
 	}
 	json_decref(kept);
 	spec_free(&s);

@@ -94,6 +94,21 @@ hi from box" ]
 	[ "${#lines[@]}" -eq 1 ]
 }
 
+@test "start of a jail whose root has gone names the parameter, and the jail stays stopped" {
+	make_rootfs "$WORK/root"
+	cell run -d --name rooted --rootfs "$WORK/root" -- sleep 100 >/dev/null
+	cell stop -t 0 rooted >/dev/null
+	cp "$STATE/rooted/state.json" "$WORK/before.json"
+	mv "$WORK/root" "$WORK/moved"
+	run cell start rooted
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: start: jail rooted: path=$WORK/root: No such file or directory" ]
+	cmp "$STATE/rooted/state.json" "$WORK/before.json"
+	mv "$WORK/moved" "$WORK/root"
+	run cell start rooted
+	[ "$status" -eq 0 ]
+}
+
 @test "a start that fails leaves the jail stopped with its record" {
 	[ -n "${CELL_TESTPOINTS:-}" ] || skip "needs CELL_TESTPOINTS (make build-testpoints)"
 	cell run -d --init --name frail --nrtask 20 -- sh -c 'exit 5' >/dev/null
