@@ -376,3 +376,15 @@ one" ]
 	[ "$status" -eq 0 ]
 	[ "$output" = "" ]
 }
+
+@test "make install's staged install (DESTDIR) puts the unit beside cell, naming the installed binary" {
+	build=$(dirname "$CELL")
+	[ -f "$build/build.ninja" ] && command -v meson >/dev/null || skip "no meson build directory at $build"
+	run meson install -C "$build" --no-rebuild --destdir "$WORK/dest"
+	[ "$status" -eq 0 ]
+	unit=$(find "$WORK/dest" -path '*/lib/systemd/system/cell.service')
+	[ -n "$unit" ]
+	exe=$(sed -n 's/^ExecStart=\([^ ]*\) up -f \/etc\/cell.conf$/\1/p' "$unit")
+	[ -x "$WORK/dest$exe" ]
+	[ "$(sed -n 's/^ExecStop=\([^ ]*\) down -f \/etc\/cell.conf$/\1/p' "$unit")" = "$exe" ]
+}
