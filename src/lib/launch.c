@@ -379,6 +379,25 @@ static noreturn void child_main(struct child_ctx *c)
 	process_finish(&f);
 }
 
+/* Where a detached jail's stream FD went: "log" (the reaper's), the
+ * file the caller sent it to (as /proc/self/fd/FD names it: cell logs
+ * says so), or null (not kept: no reaper). */
+static json_t *output_of(const struct jail_spec *s, bool kept, int fd)
+{
+	char link[32], path[4096];
+	ssize_t n;
+
+	if (!kept)
+		return s->init ? json_string("log") : json_null();
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return json_string("?");
+	path[n] = '\0';
+	/* jansson takes UTF-8 only. */
+	return json_stringn(path, (size_t)n) ?: json_string("?");
+}
+
 /* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read
  * (record.h).  PHASE is "creating" (PID is then cell's own: a record
  * that outlives its creator names the cgroups to remove) or "running". */
@@ -396,6 +415,14 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 				 .autoremove = !o->detach || o->autoremove};
 	json_t *rec = record_new(s, &run);
 
+	if (rec != NULL && o->detach && !o->keep_stdio &&
+	    json_object_set_new(rec, "output",
+				json_pack("{s:o, s:o}", "stdout",
+					  output_of(s, o->keep_stdout, STDOUT_FILENO), "stderr",
+					  output_of(s, o->keep_stderr, STDERR_FILENO))) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
 	/* A jail in the host's pid namespace (an OCI config without one):
 	 * its pid 1 is no pid 1, and is known by pid and start time only. */
 	if (rec != NULL && !(s->mech.ns_new & CLONE_NEWPID) &&
@@ -655,6 +682,9 @@ static int init_files(struct launch *l, struct cell_err *e)
 	if ((p->status_fd = open_jail_file(&l->jail, "exit", O_TRUNC, e)) < 0 ||
 	    (p->restarts_fd = open_jail_file(&l->jail, "restarts", O_TRUNC, e)) < 0)
 		return -1;
+	/* Both streams sent to files by the caller: nothing to log. */
+	if (l->opts->keep_stdout && l->opts->keep_stderr)
+		return 0;
 	if (logfile_open_ring(l->jail.dirfd, (int)keep + 1, l->child.log_fds, &p->log_cur, e) < 0)
 		return cell_err_prefix(e, "jail %s", s->name);
 	p->nlogs = (int)keep + 1;
