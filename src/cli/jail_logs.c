@@ -427,20 +427,18 @@ static void say_stream(const char *name, const char *stream, const char *to)
 }
 
 /*
- * Where the output of a detached jail went when not (all) to its log, as
- * its record says (status 0: nothing is wrong, it is said on stderr); a
+ * Where the output of a detached jail without a log went, as its record
+ * says (status 0: nothing is wrong, it is said on stderr); a
  * jail that never had a log (a foreground one) is an error, 125.
  */
-static int say_where(const char *name, json_t *st, bool has_log)
+static int say_where(const char *name, json_t *st)
 {
 	json_t *out = json_object_get(st, "output");
 	const char *o = json_string_value(json_object_get(out, "stdout"));
 	const char *e = json_string_value(json_object_get(out, "stderr"));
 
 	if (!json_is_object(out))
-		return has_log ? 0
-			       : cli_usage_error("logs", "jail %s: has no log (not started with -d)",
-						 name);
+		return cli_usage_error("logs", "jail %s: has no log (not started with -d)", name);
 	if (o == NULL && e == NULL)
 		fprintf(stderr, "cell: logs: jail %s: its output was not kept (--no-init)\n",
 			name);
@@ -569,8 +567,6 @@ int cmd_logs(const struct cli_global *g, int argc, char **argv)
 				   .x = x};
 
 		show_ring(&r, &a, rootfd, name, dir, dirfd);
-		fflush(stdout);
-		say_where(name, st, true);
 	} else if ((log = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 		if (a.follow)
 			follow_raw(log, rootfd, name, path, x);
@@ -580,7 +576,7 @@ int cmd_logs(const struct cli_global *g, int argc, char **argv)
 			escape_pending(x); /* a sequence the log ends in the middle of */
 		close(log);
 	} else {
-		ret = say_where(name, st, false);
+		ret = say_where(name, st);
 	}
 	fflush(stdout);
 	json_decref(st);
