@@ -90,8 +90,6 @@ enum {
 	HAS_STDERR = 16,
 	HAS_TTY = 32,
 };
-/* Above every fixed place: nothing is overwritten while moving. */
-#define FD_SPARE (FD_LOG0 + INIT_MAX_LOGS + 16)
 
 /*
  * Moves PLAN's descriptors to their places.  Every other descriptor of
@@ -119,10 +117,17 @@ static int place_fds(const struct init_plan *plan, int gate, struct cell_err *e)
 		src[n] = plan->log_fds[i];
 		dst[n++] = FD_LOG0 + i;
 	}
+	/* First above every fixed place, so that moving one never
+	 * overwrites another (and within the jail's --nofile). */
 	for (int i = 0; i < n; i++) {
-		src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, FD_SPARE);
-		if (src[i] < 0)
+		int fd = fcntl(src[i], F_DUPFD_CLOEXEC, FD_LOG0 + plan->nlogs);
+
+		if (fd < 0) {
+			for (int k = 0; k < i; k++)
+				close(src[k]);
 			return cell_err_param(e, PARAM_INIT, 0, errno, "descriptors of pid 1");
+		}
+		src[i] = fd;
 	}
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		ret = cell_err_param(e, PARAM_INIT, 0, errno, "descriptors of pid 1");
@@ -139,6 +144,12 @@ static int flags_of(const struct init_plan *plan, int gate)
 	return (gate >= 0 ? HAS_GATE : 0) | (plan->status_fd >= 0 ? HAS_STATUS : 0) |
 	       (plan->restarts_fd >= 0 ? HAS_RESTARTS : 0) | (plan->out_fd >= 0 ? HAS_STDOUT : 0) |
 	       (plan->err_fd >= 0 ? HAS_STDERR : 0) | (plan->tty ? HAS_TTY : 0);
+}
+
+int init_min_nofile(int nlogs)
+{
+	/* The fixed places, as many again while moving, cell's own. */
+	return FD_LOG0 + 2 * nlogs + 16;
 }
 
 int init_exec(const struct init_plan *plan, pid_t payload, const char *path, char *const *argv,

@@ -41,6 +41,10 @@ struct init_plan {
 /* The most log files a reaper takes (log.keep + 1). */
 #define INIT_MAX_LOGS 100
 
+/* The descriptors the jail's first process needs open at once to exec
+ * the reaper with NLOGS log files: the least --nofile it may have. */
+int init_min_nofile(int nlogs);
+
 /*
  * As pid 1 of the jail, its child PAYLOAD forked (waiting for the gate's
  * end GATE to close), the forwarded signals blocked, stdio the payload's:

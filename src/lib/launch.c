@@ -1157,6 +1157,13 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 	return ret;
 }
 
+static int min_nofile(const struct jail_spec *s, const struct launch_opts *o)
+{
+	long long keep = s->log_keep >= 0 ? s->log_keep : LAUNCH_LOG_KEEP;
+
+	return init_min_nofile(o->detach ? (int)keep + 1 : 0);
+}
+
 int launch_complete_spec(struct jail_spec *s, const struct launch_opts *o, struct cell_err *e)
 {
 	/* A service's pid 1 is the reaper: signals reach the payload, stop
@@ -1167,6 +1174,11 @@ int launch_complete_spec(struct jail_spec *s, const struct launch_opts *o, struc
 	if (s->restart != JAIL_RESTART_NO && !s->init)
 		return cell_err_param(e, PARAM_RESTART, 0, 0,
 				      "needs cell's reaper as pid 1 (not with --no-init)");
+	/* Its pid 1 runs under the jail's rlimits, its log files open. */
+	if (s->init && s->limits.nofile >= 0 && s->limits.nofile < min_nofile(s, o))
+		return cell_err_param(e, PARAM_NOFILE, 0, 0,
+				      "at least %d for cell's reaper and its log files (or --no-init)",
+				      min_nofile(s, o));
 	return 0;
 }
 
