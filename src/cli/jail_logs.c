@@ -360,8 +360,8 @@ static bool wait_change(int in, int *pidfd)
  * another file's), until the jail ends.  A file truncated under us (a
  * ring of one) is read again from its start.
  */
-static void follow_ring(struct reader *r, int rootfd, const char *name, const char *dir,
-			int dirfd, int last, off_t off)
+static void follow_ring(struct reader *r, int rootfd, const char *name, const char *dir, int dirfd,
+			int last, off_t off)
 {
 	int in = inotify_init1(IN_CLOEXEC), pidfd = jail_pidfd(rootfd, name);
 
@@ -440,8 +440,7 @@ static int say_where(const char *name, json_t *st)
 	if (!json_is_object(out))
 		return cli_usage_error("logs", "jail %s: has no log (not started with -d)", name);
 	if (o == NULL && e == NULL)
-		fprintf(stderr, "cell: logs: jail %s: its output was not kept (--no-init)\n",
-			name);
+		fprintf(stderr, "cell: logs: jail %s: its output was not kept (--no-init)\n", name);
 	else if (o != NULL && e != NULL && strcmp(o, e) == 0 && strcmp(o, "log") != 0)
 		fprintf(stderr, "cell: logs: jail %s: its output went to %s\n", name, o);
 	else {
@@ -461,12 +460,9 @@ struct logs_args {
 static int parse_logs(int argc, char **argv, struct logs_args *a)
 {
 	static const struct option opts[] = {
-		{"follow", no_argument, NULL, 'f'},
-		{"timestamps", no_argument, NULL, 't'},
-		{"tail", required_argument, NULL, 'n'},
-		{"since", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"follow", no_argument, NULL, 'f'},	{"timestamps", no_argument, NULL, 't'},
+		{"tail", required_argument, NULL, 'n'}, {"since", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},	{NULL, 0, NULL, 0},
 	};
 	struct cell_err e;
 	struct timespec now;
@@ -483,8 +479,8 @@ static int parse_logs(int argc, char **argv, struct logs_args *a)
 			break;
 		case 'n':
 			if (spec_parse_count(optarg, &a->tail) < 0)
-				return cli_usage_error("logs", "--tail %s: expected a number of lines",
-						       optarg);
+				return cli_usage_error(
+					"logs", "--tail %s: expected a number of lines", optarg);
 			break;
 		case 'S':
 			cell_err_clear(&e);
@@ -562,9 +558,8 @@ int cmd_logs(const struct cli_global *g, int argc, char **argv)
 	dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	snprintf(path, sizeof(path), "%s/log", dir);
 	if (dirfd >= 0 && faccessat(dirfd, "log.0", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		struct reader r = {.timestamps = a.timestamps,
-				   .since = a.has_since ? a.since : NULL,
-				   .x = x};
+		struct reader r = {
+			.timestamps = a.timestamps, .since = a.has_since ? a.since : NULL, .x = x};
 
 		show_ring(&r, &a, rootfd, name, dir, dirfd);
 	} else if ((log = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {

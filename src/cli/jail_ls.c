@@ -32,7 +32,7 @@ struct field {
 static const char *const run_fields[] = {"jid", "state", "pid", "created", "exit", "restarts"};
 /* The fields in their order: these first, then every other parameter as
  * the table has them. */
-static const char *const first_fields[] = {"name",	 "jid",	 "state",   "pid", "hostname",
+static const char *const first_fields[] = {"name",	 "jid",	 "state",   "pid",  "hostname",
 					   "domainname", "path", "created", "exit", "restarts"};
 
 static struct field fields[PARAM_COUNT + sizeof(run_fields) / sizeof(run_fields[0])];

@@ -1176,9 +1176,10 @@ int launch_complete_spec(struct jail_spec *s, const struct launch_opts *o, struc
 				      "needs cell's reaper as pid 1 (not with --no-init)");
 	/* Its pid 1 runs under the jail's rlimits, its log files open. */
 	if (s->init && s->limits.nofile >= 0 && s->limits.nofile < min_nofile(s, o))
-		return cell_err_param(e, PARAM_NOFILE, 0, 0,
-				      "at least %d for cell's reaper and its log files (or --no-init)",
-				      min_nofile(s, o));
+		return cell_err_param(
+			e, PARAM_NOFILE, 0, 0,
+			"at least %d for cell's reaper and its log files (or --no-init)",
+			min_nofile(s, o));
 	return 0;
 }
 
