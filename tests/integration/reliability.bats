@@ -956,7 +956,9 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	# pid 1 ends, and the kernel ends the jail with it
 	CELL_TEST_FAIL=init:exec run "$CELL_TESTPOINTS" --root "$STATE" run --init -- sleep "$MARK"
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: run: --init: exec the reaper: Exec format error" ]
+	# The reason comes back on the channel, kept open until the exec.
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cell: run: jail "*": --init: exec the reaper: Exec format error" ]]
 	[ -z "$(marker_pids)" ]
 	[ -z "$(ls -A "$STATE")" ]
 }
