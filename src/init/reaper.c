@@ -172,7 +172,7 @@ enum { FD_GATE = 3, FD_STATUS = 5, FD_RESTARTS = 6, FD_STDOUT = 7, FD_STDERR = 8
 #define LAST_DELAY  (30 * SEC)
 #define STEADY_RUN  (10 * SEC) /* a run this long starts the delays afresh */
 #define QUIET	    (200 * MS) /* a part of a line waits this long for its end */
-#define LINE_MAX    4096       /* parse.c's log.size is at least two of these */
+#define LINE_MAX    4096       /* param.c's log.size is at least two of these */
 #define DRAIN_READS 64	       /* at the end: enough for a full pipe, never for ever */
 
 #define BIT(sig) (1UL << ((sig)-1))
@@ -199,14 +199,23 @@ struct stream {
 	const char *name;
 	unsigned long len;
 	long long last; /* when it was last read (monotonic) */
-	char buf[LINE_MAX];
+	char *buf;	/* LINE_MAX bytes */
 };
 
-/* In .bss (set up by setup()): the buffers take no room in the file. */
-static struct stream out, err;
-
-/* The ring of log files: NLOGS of them from FD_LOG0, CUR being written. */
-static long nlogs, cur, log_size, cur_size;
+/*
+ * In .bss (set up by setup()): no room in the file.  The small state is
+ * one object, on one page; the buffers are on pages of their own, not
+ * even allocated until the payload writes (each jail's Pss).
+ */
+static struct {
+	struct stream out, err;
+	/* The ring of log files: NLOGS of them from FD_LOG0, CUR being
+	 * written, CUR_SIZE bytes long. */
+	long nlogs, cur, log_size, cur_size;
+} g;
+static struct {
+	char out[LINE_MAX], err[LINE_MAX];
+} bufs __attribute__((aligned(4096)));
 
 static __attribute__((noreturn)) void leave(int code)
 {
@@ -305,7 +314,7 @@ static void log_line(const struct stream *s, const char *text, unsigned long n, 
 	struct iovec_k iov[3];
 	long total, w;
 
-	if (nlogs == 0)
+	if (g.nlogs == 0)
 		return;
 	timestamp(head);
 	hlen = 30;
@@ -319,14 +328,14 @@ static void log_line(const struct stream *s, const char *text, unsigned long n, 
 	iov[1] = (struct iovec_k){text, n};
 	iov[2] = (struct iovec_k){"\n", 1};
 	total = (long)(hlen + n + 1);
-	if (cur_size > 0 && cur_size + total > log_size) {
-		cur = (cur + 1) % nlogs;
-		sys3(NR_ftruncate, FD_LOG0 + cur, 0, 0);
-		cur_size = 0;
+	if (g.cur_size > 0 && g.cur_size + total > g.log_size) {
+		g.cur = (g.cur + 1) % g.nlogs;
+		sys3(NR_ftruncate, FD_LOG0 + g.cur, 0, 0);
+		g.cur_size = 0;
 	}
-	w = sys3(NR_writev, FD_LOG0 + cur, iov, 3);
+	w = sys3(NR_writev, FD_LOG0 + g.cur, iov, 3);
 	if (w > 0)
-		cur_size += w;
+		g.cur_size += w;
 }
 
 /* The whole lines of S's buffer to the log, the rest moved to its start;
@@ -386,12 +395,12 @@ static void record(int fd, int code)
  * file; leaving ends the pid namespace and every process in it. */
 static __attribute__((noreturn)) void finish(long flags, int code)
 {
-	for (int i = 0; i < DRAIN_READS && take(&out); i++)
+	for (int i = 0; i < DRAIN_READS && take(&g.out); i++)
 		;
-	for (int i = 0; i < DRAIN_READS && take(&err); i++)
+	for (int i = 0; i < DRAIN_READS && take(&g.err); i++)
 		;
-	flush_part(&out);
-	flush_part(&err);
+	flush_part(&g.out);
+	flush_part(&g.err);
 	if (flags & HAS_STATUS)
 		record(FD_STATUS, code);
 	leave(code);
@@ -499,10 +508,10 @@ static long long next_wait(const struct reaper *r, long long t)
 
 	if (r->payload == 0)
 		until = r->restart_at;
-	if (out.len > 0 && (until < 0 || out.last + QUIET < until))
-		until = out.last + QUIET;
-	if (err.len > 0 && (until < 0 || err.last + QUIET < until))
-		until = err.last + QUIET;
+	if (g.out.len > 0 && (until < 0 || g.out.last + QUIET < until))
+		until = g.out.last + QUIET;
+	if (g.err.len > 0 && (until < 0 || g.err.last + QUIET < until))
+		until = g.err.last + QUIET;
 	if (until < 0)
 		return -1;
 	return until > t ? until - t : 0;
@@ -529,11 +538,8 @@ static void setup(struct reaper *r, int *sfd)
 {
 	unsigned long set = waited, block = waited | BIT(SIGTTOU);
 
-	/* Fields, not the whole struct: the buffers' pages stay untouched
-	 * (unallocated) until the payload writes. */
-	out.fd = err.fd = -1;
-	out.name = "stdout";
-	err.name = "stderr";
+	g.out = (struct stream){.fd = -1, .name = "stdout", .buf = bufs.out};
+	g.err = (struct stream){.fd = -1, .name = "stderr", .buf = bufs.err};
 	sys6(NR_rt_sigprocmask, SIG_BLOCK, (long)&block, 0, 8, 0);
 	*sfd = (int)sys6(NR_signalfd4, -1, (long)&set, 8, SFD_FLAGS, 0);
 	if (*sfd < 0)
@@ -546,17 +552,17 @@ static void setup(struct reaper *r, int *sfd)
 	if (r->flags & HAS_GATE)
 		sys3(NR_close, FD_GATE, 0, 0);
 	if (r->flags & HAS_STDOUT) {
-		out.fd = FD_STDOUT;
+		g.out.fd = FD_STDOUT;
 		sys3(NR_fcntl, FD_STDOUT, F_SETFL, O_NONBLOCK);
 	}
 	if (r->flags & HAS_STDERR) {
-		err.fd = FD_STDERR;
+		g.err.fd = FD_STDERR;
 		sys3(NR_fcntl, FD_STDERR, F_SETFL, O_NONBLOCK);
 	}
-	if (nlogs > 0)
-		cur_size = sys3(NR_lseek, FD_LOG0 + cur, 0, SEEK_END);
-	if (cur_size < 0)
-		cur_size = 0;
+	if (g.nlogs > 0)
+		g.cur_size = sys3(NR_lseek, FD_LOG0 + g.cur, 0, SEEK_END);
+	if (g.cur_size < 0)
+		g.cur_size = 0;
 }
 
 __attribute__((noreturn, used)) void reaper_main(long *sp)
@@ -572,33 +578,34 @@ __attribute__((noreturn, used)) void reaper_main(long *sp)
 	r.payload = parse(argv[2]);
 	r.policy = parse(argv[3]);
 	r.max = parse(argv[4]);
-	log_size = parse(argv[5]);
-	nlogs = parse(argv[6]);
-	cur = parse(argv[7]);
+	g.log_size = parse(argv[5]);
+	g.nlogs = parse(argv[6]);
+	g.cur = parse(argv[7]);
 	r.path = argv[9];
 	r.argv = argv + 10;
 	r.envp = argv + argc + 1;
-	if (r.payload <= 0 || nlogs < 0 || cur < 0 || (nlogs > 0 && cur >= nlogs))
+	if (r.payload <= 0 || g.nlogs < 0 || g.cur < 0 || (g.nlogs > 0 && g.cur >= g.nlogs))
 		leave(125);
 	setup(&r, &sfd);
 	r.started = now(CLOCK_MONOTONIC);
 	reap(&r); /* a payload that ended before the signalfd was there */
 	for (;;) {
-		struct pollfd_k p[3] = {{sfd, POLLIN, 0}, {out.fd, POLLIN, 0}, {err.fd, POLLIN, 0}};
+		struct pollfd_k p[3] = {
+			{sfd, POLLIN, 0}, {g.out.fd, POLLIN, 0}, {g.err.fd, POLLIN, 0}};
 		long long t = now(CLOCK_MONOTONIC), wait = next_wait(&r, t);
 		struct timespec_k ts = {(long)(wait / SEC), (long)(wait % SEC)};
 
 		sys6(NR_ppoll, (long)p, 3, wait < 0 ? 0 : (long)&ts, 0, 8);
 		if (p[1].revents)
-			take(&out);
+			take(&g.out);
 		if (p[2].revents)
-			take(&err);
+			take(&g.err);
 		signals(&r, sfd);
 		t = now(CLOCK_MONOTONIC);
-		if (out.len > 0 && t - out.last >= QUIET)
-			flush_part(&out);
-		if (err.len > 0 && t - err.last >= QUIET)
-			flush_part(&err);
+		if (g.out.len > 0 && t - g.out.last >= QUIET)
+			flush_part(&g.out);
+		if (g.err.len > 0 && t - g.err.last >= QUIET)
+			flush_part(&g.err);
 		if (r.payload == 0 && t >= r.restart_at)
 			start_again(&r);
 	}
