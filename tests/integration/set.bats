@@ -154,7 +154,8 @@ jail_procs() {
 	NAME=web
 	cell run -d --name web -- sh -c 'sleep 100 & sleep 100 & exec sleep 100' >/dev/null
 	PID1=$(jq -r .pid "$STATE/web/state.json")
-	for _ in $(seq 50); do [ "$(jail_procs "$PID1" | wc -l)" -eq 3 ] && break; sleep 0.1; done
+	# The reaper (pid 1) and the three sleeps.
+	for _ in $(seq 50); do [ "$(jail_procs "$PID1" | wc -l)" -eq 4 ] && break; sleep 0.1; done
 	[ "$(jq -r .cgroup "$STATE/web/state.json")" = null ]
 	run cell set web nrtask=30 memory=64M cpus=0.5
 	[ "$status" -eq 0 ]
@@ -162,7 +163,7 @@ jail_procs() {
 	[ "$(cg_file pids pids.max)" = 30 ]
 	[ "$(cg_file memory memory.limit_in_bytes)" = $((64 << 20)) ]
 	[ "$(cg_file cpu cpu.cfs_quota_us)" = 50000 ]
-	# Each cgroup holds all three processes, and nothing else.
+	# Each cgroup holds all four processes, and nothing else.
 	for ctrl in pids memory cpu; do
 		[ "$(sort -n "$(jq -r ".cgroup.$ctrl" "$STATE/web/state.json")/cgroup.procs")" = "$(jail_procs "$PID1")" ]
 	done
