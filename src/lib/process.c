@@ -513,8 +513,10 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	if (set_lsm_labels(&s->proc, e) < 0)
 		return -1;
 	if (f->init != NULL) {
+		/* Said as process_exec() says it. */
 		if (resolve_command(s, path, sizeof(path), e) < 0)
-			return -1;
+			return exec_failed(e, e->exit_code == CELL_EXIT_NOTFOUND ? ENOENT : EACCES,
+					   s->proc.argv[0]);
 		return fork_payload(f, &plan, path, e);
 	}
 	if (f->created_fd >= 0) {
