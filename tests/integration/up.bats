@@ -18,8 +18,9 @@ write_conf() {
 		    exec.start = "echo up > /srv/web.new; mv /srv/web.new /srv/web.started; exec sleep 100";
 		    exec.stop = "echo bye > /srv/web.stopped";
 		    memory = 64M;
+		    init = false;
 		}
-		db { exec.start = 'exec sleep 100'; init; }
+		db { exec.start = 'exec sleep 100'; }
 	EOF
 }
 
