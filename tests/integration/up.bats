@@ -80,7 +80,7 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	printf 'bad { exec.start = "true"; memroy = 1M; }\n' >>"$CONF"
 	run cell up -f "$CONF"
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: up: $CONF:11:28: unknown parameter \"memroy\"" ]
+	[ "$output" = "cell: up: $CONF:12:28: unknown parameter \"memroy\"" ]
 	[ -z "$(cell ls -aq)" ]
 }
 
