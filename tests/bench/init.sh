@@ -10,7 +10,8 @@
 #   tests/bench/init.sh [CELL]     (as root)
 #
 # CELL is the binary to measure: the argument, else $CELL, else
-# build/cell.  The jails' output is a pipe (read by one cat), so that
+# build/cell.  OLD=BINARY adds a third row: that cell's plain run -d (a
+# cell of before the reaper was the default: its command is pid 1).  The jails' output is a pipe (read by one cat), so that
 # their reaper keeps a log, as a service's does.  Every jail runs under a
 # private --root in a temp dir, removed on exit, even on failure.
 set -euo pipefail
@@ -63,21 +64,21 @@ pss() {
 	done
 }
 
-# bench MODE [FLAG]: N jails under root-MODE, measured.
+# bench MODE BINARY [FLAG]: N jails of BINARY under root-MODE, measured.
 bench() {
-	local mode=$1 root=$tmp/root-$1 i t0 t1 pid child
-	shift
+	local mode=$1 bin=$2 root=$tmp/root-$1 i t0 t1 pid child
+	shift 2
 	mkdir -p "$root"
 	: >"$tmp/$mode.start"
 	for ((i = 1; i <= N; i++)); do
 		t0=$EPOCHREALTIME
-		"$CELL" --root "$root" run -d --name "j$i" "$@" -- sleep 100000 >&6 2>&6
+		"$bin" --root "$root" run -d --name "j$i" "$@" -- sleep 100000 >&6 2>&6
 		t1=$EPOCHREALTIME
 		echo "($t1 - $t0) * 1000" | bc -l >>"$tmp/$mode.start"
 	done
 	: >"$tmp/$mode.pid1"
 	: >"$tmp/$mode.jail"
-	for pid in $("$CELL" --root "$root" ls --json | jq -r '.[].pid'); do
+	for pid in $("$bin" --root "$root" ls --json | jq -r '.[].pid'); do
 		pss "$pid" >>"$tmp/$mode.pid1"
 		child=$(cat "/proc/$pid/task/$pid/children")
 		# shellcheck disable=SC2086 # the children, one word each
@@ -85,7 +86,7 @@ bench() {
 	done
 	t0=$EPOCHREALTIME
 	for ((i = 1; i <= 10 && i <= N; i++)); do
-		"$CELL" --root "$root" stop -t 2 "j$i" >/dev/null
+		"$bin" --root "$root" stop -t 2 "j$i" >/dev/null
 	done
 	t1=$EPOCHREALTIME
 	printf '%-9s run -d (ms): %s\n' "$mode" "$(stats "$tmp/$mode.start")"
@@ -93,9 +94,12 @@ bench() {
 	printf '%-9s Pss of the jail, pid 1 + payload (kB): %s\n' "$mode" "$(stats "$tmp/$mode.jail")"
 	printf '%-9s stop -t 2, per jail (ms): %.1f\n' "$mode" \
 		"$(echo "($t1 - $t0) * 1000 / ($i - 1)" | bc -l)"
-	"$CELL" --root "$root" ls -aq | xargs -r -n 100 "$CELL" --root "$root" rm -f >/dev/null
+	"$bin" --root "$root" ls -aq | xargs -r -n 100 "$bin" --root "$root" rm -f >/dev/null
 }
 
 echo "cell: $CELL, $N jails each, $(nproc) CPUs, $(uname -r)"
-bench init
-bench no-init --no-init
+bench init "$CELL"
+bench no-init "$CELL" --no-init
+if [ -n "${OLD:-}" ]; then
+	bench old "$OLD"
+fi
