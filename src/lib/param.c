@@ -792,10 +792,9 @@ const struct param param_table[PARAM_COUNT] = {
 			PARAM_GROUP_PROCESS, BOOLEAN(init_of, false), .has = init_given_of,
 			.no_flag = "--no-init",
 			.no_help = "the command is pid 1 (-d: its output is not kept)"},
-	[PARAM_RESTART] = {PARAM_RESTART, "restart", NULL, "--restart", 0, NULL,
-			   "no|on-failure[:N]|always",
-			   "start the command again when it ends (needs the\n"
-			   "reaper; default no)",
+	[PARAM_RESTART] = {PARAM_RESTART, "restart", NULL, "--restart", 0, NULL, "POLICY",
+			   "start the command again when it ends: no (default),\n"
+			   "on-failure[:N] or always (needs the reaper)",
 			   PARAM_GROUP_PROCESS,
 			   OWN(PARAM_STRING, parse_restart, format_restart, clear_restart)},
 	[PARAM_LOG_SIZE] = {PARAM_LOG_SIZE, "log.size", NULL, "--log-size", 0, NULL, "SIZE",
