@@ -993,6 +993,45 @@ int net_check_free(int rootfd, const char *self, const json_t *rec, int param, c
 	return ret;
 }
 
+static int complete_list(const json_t *gateways, char **list, size_t n, struct cell_err *e)
+{
+	struct cell_err ignored;
+
+	for (size_t i = 0; i < n; i++) {
+		char buf[NETADDR_TEXT];
+		struct netaddr a, gw;
+		size_t k;
+		json_t *el;
+
+		if (netaddr_parse(list[i], true, &a, &ignored) < 0 || a.prefix >= 0)
+			continue;
+		a.prefix = a.family == AF_INET ? 32 : 128;
+		json_array_foreach(gateways, k, el)
+		{
+			if (json_is_string(el) &&
+			    netaddr_parse(json_string_value(el), true, &gw, &ignored) == 0 &&
+			    gw.family == a.family && gw.prefix >= 0)
+				a.prefix = gw.prefix;
+		}
+		netaddr_format(&a, buf, sizeof(buf));
+		free(list[i]);
+		list[i] = strdup(buf);
+		if (list[i] == NULL)
+			return cell_err_set(e, ENOMEM, "addresses");
+	}
+	return 0;
+}
+
+int net_complete(const json_t *rec, struct jail_network *n, struct cell_err *e)
+{
+	const json_t *gw = json_object_get(json_object_get(rec, "network"), "gateway");
+
+	return complete_list(gw, n->ip4, n->nip4, e) < 0 ||
+			       complete_list(gw, n->ip6, n->nip6, e) < 0
+		       ? -1
+		       : 0;
+}
+
 /* cell-net stats of the jail's interface, parsed; NULL when it failed. */
 static json_t *stats(pid_t pid, const char *ifname)
 {

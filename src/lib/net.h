@@ -105,6 +105,10 @@ int net_addr(const json_t *rec, pid_t pid, bool add, const char *addr, struct ce
 int net_check_free(int rootfd, const char *self, const json_t *rec, int param, char *const *want,
 		   size_t nwant, char *const *old, size_t nold, struct cell_err *e);
 
+/* The addresses of N given without a prefix get their family's gateway's
+ * of the record REC (a host route's without one). */
+int net_complete(const json_t *rec, struct jail_network *n, struct cell_err *e);
+
 /* inspect: the "network" object of a record REC, with counters of
  * cell-net stats while the jail (pid 1 PID; 0: stopped) runs. */
 json_t *net_inspect(const json_t *rec, pid_t pid);
