@@ -80,10 +80,11 @@ static void ls_usage(FILE *out)
 	fputs("Usage: cell ls [-a] [-q | -n | --json] [-o FIELD,...]\n"
 	      "\n"
 	      "List the running jails, one row each: NAME, JID, STATE, PID, HOSTNAME,\n"
-	      "PATH (the --rootfs; \"-\" for the embedded root), CREATED, and the limits\n"
-	      "set on any of them.  Values are spelled as cell set and jail files take\n"
-	      "them (64M, 0.5, a list as \"a, b\"); times are ISO 8601 UTC; --json has\n"
-	      "the same keys with typed values (sizes in bytes, lists as arrays).\n"
+	      "PATH (the --rootfs; \"-\" for the embedded root), CREATED, IP4.ADDR when\n"
+	      "any has an address, and the limits set on any of them.  Values are\n"
+	      "spelled as cell set and jail files take them (64M, 0.5, a list as\n"
+	      "\"a, b\"); times are ISO 8601 UTC; --json has the same keys with typed\n"
+	      "values (sizes in bytes, lists as arrays).\n"
 	      "\n"
 	      "  -a, --all          stopped jails too (with EXIT, their exit status, when\n"
 	      "                     it is known)\n"
@@ -205,6 +206,10 @@ static void columns_default(const struct row *rows, size_t n, bool all, struct c
 		c->f[c->n++] = field_find(default_fields[i]);
 	if (all)
 		c->f[c->n++] = field_find("exit");
+	/* A bridged jail's IPv4 addresses, when any jail has one (IPv6 ones
+	 * are too wide for the table: ls -o ip6.addr). */
+	if (any_set(rows, n, field_find("ip4.addr")))
+		c->f[c->n++] = field_find("ip4.addr");
 	for (size_t i = 0; i < nfields; i++)
 		if (is_limit(&fields[i]) && any_set(rows, n, &fields[i]))
 			c->f[c->n++] = &fields[i];

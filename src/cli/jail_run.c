@@ -26,6 +26,7 @@ extern char **environ;
 enum {
 	OPT_RM = 256,
 	OPT_CLEAR_ENV,
+	OPT_NO_NAT,
 	OPT_PARAM, /* + enum param_id: the table's flags */
 };
 
@@ -33,6 +34,7 @@ static const struct option own_opts[] = {
 	{"detach", no_argument, NULL, 'd'},
 	{"rm", no_argument, NULL, OPT_RM},
 	{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
+	{"no-nat", no_argument, NULL, OPT_NO_NAT},
 	{"tty", no_argument, NULL, 't'},
 	{"no-tty", no_argument, NULL, 'T'},
 	{"help", no_argument, NULL, 'h'},
@@ -48,7 +50,8 @@ static const char *const own_help[] = {
 		"  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
 		"  -T, --no-tty            never give the jail a pty\n",
 	[PARAM_GROUP_POLICY] = "",
-	[PARAM_GROUP_NETWORK] = "",
+	[PARAM_GROUP_NETWORK] =
+		"      --no-nat            no masquerade of the bridge's traffic out (nat=false)\n",
 };
 static const char *const group_title[] = {
 	[PARAM_GROUP_IDENTITY] = "Identity:\n",
@@ -191,6 +194,11 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct launch_o
 			break;
 		case OPT_CLEAR_ENV:
 			env->clear = true;
+			break;
+		case OPT_NO_NAT:
+			/* nat's flag said the other way (--nat is the table's). */
+			if (param_parse(param_get(PARAM_NAT), s, "false", e) < 0)
+				return -1;
 			break;
 		case 't':
 			*force_tty = true;
