@@ -603,7 +603,7 @@ int net_plan(struct net_plan *n, const struct jail_spec *s, const char *state_ro
 	*lockfd = net_lock(rootfd, e);
 	if (*lockfd < 0)
 		return -1;
-	testpoint_pause("net:locked");
+	testpoint_pause("run:net-locked");
 	if (holders_read(rootfd, s->name, n->bridge, &h, e) < 0)
 		goto fail;
 	if (plan_gateways(n, s, &h, e) < 0)
