@@ -1,0 +1,343 @@
+/*
+ * nft.c - cell's nftables rules through libnftables.  See nft.h.
+ *
+ * The table `inet cell` is cell's own: one table for IPv4 and IPv6, with
+ * base chains made only when a rule needs them:
+ *   prerouting  (nat, dstnat)      published ports, from other hosts
+ *   output      (nat, -100)        published ports, from the host itself
+ *   postrouting (nat, srcnat)      masquerading
+ *   forward     (filter, 0)        no traffic between two cell bridges
+ * and the set `bridges` of the bridges cell's jails are on.  Callers hold
+ * cell-net's lock (ops.c), so a listing is still true when the batch
+ * made from it runs: `delete chain` and `delete table` take their rules
+ * with them, and must never take another jail's.
+ */
+#include "nft.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <nftables/libnftables.h>
+#include <sys/socket.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE "inet cell"
+
+int cellnft_open(struct cellnft *n, struct cell_err *e)
+{
+	n->ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (n->ctx == NULL)
+		return cell_err_set(e, ENOMEM, "nftables: new context");
+	if (nft_ctx_buffer_output(n->ctx) < 0 || nft_ctx_buffer_error(n->ctx) < 0) {
+		cellnft_close(n);
+		return cell_err_set(e, ENOMEM, "nftables: buffers");
+	}
+	return 0;
+}
+
+void cellnft_close(struct cellnft *n)
+{
+	if (n->ctx != NULL)
+		nft_ctx_free(n->ctx);
+	n->ctx = NULL;
+}
+
+/* The first line of libnftables' error text, without its "Error: ". */
+static int nft_fail(struct cellnft *n, const char *what, struct cell_err *e)
+{
+	const char *msg = nft_ctx_get_error_buffer(n->ctx);
+	size_t len;
+
+	if (msg == NULL)
+		msg = "";
+	if (strncmp(msg, "Error: ", 7) == 0)
+		msg += 7;
+	len = strcspn(msg, "\n");
+	return cell_err_set(e, 0, "nftables: %s: %.*s", what, (int)len, len > 0 ? msg : "failed");
+}
+
+/* Runs CMD; with JSON, its listing (to be freed) in *OUT. */
+static int run(struct cellnft *n, const char *what, const char *cmd, json_t **out,
+	       struct cell_err *e)
+{
+	json_error_t jerr;
+
+	nft_ctx_output_set_flags(n->ctx,
+				 out != NULL ? NFT_CTX_OUTPUT_JSON | NFT_CTX_OUTPUT_HANDLE : 0);
+	if (nft_run_cmd_from_buffer(n->ctx, cmd) != 0)
+		return nft_fail(n, what, e);
+	if (out == NULL)
+		return 0;
+	*out = json_loads(nft_ctx_get_output_buffer(n->ctx), 0, &jerr);
+	if (*out == NULL)
+		return cell_err_set(e, 0, "nftables: %s: bad JSON listing: %s", what, jerr.text);
+	return 0;
+}
+
+/* --- adding a jail's rules --- */
+
+static const char *ip_word(int family)
+{
+	return family == AF_INET6 ? "ip6" : "ip";
+}
+
+/* The chains J's rules need, each made if missing (`add` leaves an
+ * existing chain as it is). */
+static void put_chains(FILE *f, const struct cellnft_jail *j)
+{
+	fprintf(f, "add table " TABLE "\n");
+	if (j->n_publish > 0) {
+		fprintf(f,
+			"add chain " TABLE
+			" prerouting { type nat hook prerouting priority dstnat; policy accept; }\n");
+		fprintf(f, "add chain " TABLE
+			   " output { type nat hook output priority -100; policy accept; }\n");
+	}
+	fprintf(f, "add chain " TABLE
+		   " postrouting { type nat hook postrouting priority srcnat; policy accept; }\n");
+	fprintf(f, "add chain " TABLE
+		   " forward { type filter hook forward priority 0; policy accept; }\n");
+	fprintf(f, "add set " TABLE " bridges { type ifname; }\n");
+}
+
+/* P's DNAT in CHAIN, for each family it reaches the jail by. */
+static void put_publish(FILE *f, const struct cellnft_jail *j, const struct net_publish *p,
+			const char *chain)
+{
+	const struct net_addr *targets[2] = {j->jail4, j->jail6};
+
+	for (int i = 0; i < 2; i++) {
+		const struct net_addr *to = targets[i];
+		char host[NET_ADDR_TEXT], jail[NET_ADDR_TEXT];
+
+		if (to == NULL || (!p->any_host && p->host.family != to->family))
+			continue;
+		/* Only what is addressed to this host: traffic routed
+		 * through it to another host's port stays untouched. */
+		fprintf(f, "add rule " TABLE " %s fib daddr type local ", chain);
+		if (p->any_host) {
+			fprintf(f, "meta nfproto %s ", to->family == AF_INET6 ? "ipv6" : "ipv4");
+		} else {
+			net_addr_format(&p->host, false, host, sizeof(host));
+			fprintf(f, "%s daddr %s ", ip_word(to->family), host);
+		}
+		net_addr_format(to, false, jail, sizeof(jail));
+		fprintf(f, "%s dport %u dnat %s to %s%s%s:%u comment \"cell:%s\"\n",
+			net_proto_name(p->proto), p->host_port, ip_word(to->family),
+			to->family == AF_INET6 ? "[" : "", jail, to->family == AF_INET6 ? "]" : "",
+			p->jail_port, j->key);
+	}
+}
+
+static void put_masquerade(FILE *f, const struct cellnft_jail *j)
+{
+	for (size_t i = 0; i < j->n_subnets; i++) {
+		char net[NET_ADDR_TEXT];
+
+		net_addr_format(&j->subnets[i], true, net, sizeof(net));
+		fprintf(f,
+			"add rule " TABLE
+			" postrouting %s saddr %s oifname != \"%s\" masquerade comment \"cell:%s\"\n",
+			ip_word(j->subnets[i].family), net, j->bridge, j->key);
+	}
+}
+
+/* The published ports' rules, and the masquerading that makes their
+ * answers come back through cell: for a connection from the host's
+ * loopback (the jail could not answer 127.0.0.1; route_localnet lets
+ * such a packet leave by the bridge at all) and for one from a jail on
+ * the same bridge (the answer would go straight back, not through the
+ * host's conntrack). */
+static void put_published(FILE *f, const struct cellnft_jail *j)
+{
+	for (size_t i = 0; i < j->n_publish; i++) {
+		put_publish(f, j, &j->publish[i], "prerouting");
+		put_publish(f, j, &j->publish[i], "output");
+	}
+	if (j->jail4 != NULL)
+		fprintf(f,
+			"add rule " TABLE
+			" postrouting oifname \"%s\" ip saddr 127.0.0.0/8 ct status dnat masquerade comment \"cell:%s\"\n",
+			j->bridge, j->key);
+	fprintf(f,
+		"add rule " TABLE
+		" postrouting iifname \"%s\" oifname \"%s\" ct status dnat masquerade comment \"cell:%s\"\n",
+		j->bridge, j->bridge, j->key);
+}
+
+int cellnft_add(struct cellnft *n, const struct cellnft_jail *j, struct cell_err *e)
+{
+	char *batch = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&batch, &len);
+	int rc;
+
+	if (f == NULL)
+		return cell_err_set(e, errno, "nftables: batch");
+	put_chains(f, j);
+	fprintf(f, "add element " TABLE " bridges { \"%s\" }\n", j->bridge);
+	/* A jail cannot reach a jail on another cell bridge: what comes in
+	 * by this bridge and would leave by another is dropped (the other
+	 * bridge's own jails add the way back). */
+	fprintf(f,
+		"add rule " TABLE
+		" forward iifname \"%s\" oifname @bridges oifname != \"%s\" drop comment \"cell:%s\"\n",
+		j->bridge, j->bridge, j->key);
+	if (j->nat)
+		put_masquerade(f, j);
+	if (j->n_publish > 0)
+		put_published(f, j);
+	if (fclose(f) != 0) {
+		free(batch);
+		return cell_err_set(e, errno, "nftables: batch");
+	}
+	rc = run(n, "add rules", batch, NULL, e);
+	free(batch);
+	return rc;
+}
+
+/* --- removing them --- */
+
+static const char *const base_chains[] = {"prerouting", "output", "postrouting", "forward"};
+#define N_CHAINS (sizeof(base_chains) / sizeof(base_chains[0]))
+
+/* What the listing of the table holds. */
+struct table_view {
+	bool chain[N_CHAINS];  /* the base chain exists */
+	size_t left[N_CHAINS]; /* its rules that are not the jail's */
+	bool has_bridge;       /* the set holds the bridge gone */
+};
+
+static int chain_slot(const char *name)
+{
+	for (size_t i = 0; i < N_CHAINS; i++)
+		if (name != NULL && strcmp(name, base_chains[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool set_has(json_t *set, const char *name)
+{
+	json_t *elems = json_object_get(set, "elem"), *v;
+	size_t i;
+
+	json_array_foreach(elems, i, v)
+	{
+		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* One object of the listing: a rule of the jail's goes into the batch,
+ * anything else into the view. */
+static void view_item(json_t *item, const char *comment, const char *bridge_gone, FILE *batch,
+		      struct table_view *v)
+{
+	json_t *o;
+	int slot;
+
+	if ((o = json_object_get(item, "chain")) != NULL) {
+		slot = chain_slot(json_string_value(json_object_get(o, "name")));
+		if (slot >= 0)
+			v->chain[slot] = true;
+	} else if ((o = json_object_get(item, "set")) != NULL) {
+		if (bridge_gone != NULL && set_has(o, bridge_gone))
+			v->has_bridge = true;
+	} else if ((o = json_object_get(item, "rule")) != NULL) {
+		const char *chain = json_string_value(json_object_get(o, "chain"));
+		const char *c = json_string_value(json_object_get(o, "comment"));
+
+		slot = chain_slot(chain);
+		if (c != NULL && strcmp(c, comment) == 0 && chain != NULL)
+			fprintf(batch, "delete rule " TABLE " %s handle %lld\n", chain,
+				(long long)json_integer_value(json_object_get(o, "handle")));
+		else if (slot >= 0)
+			v->left[slot]++;
+	}
+}
+
+static bool table_listed(json_t *tables)
+{
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(json_object_get(tables, "nftables"), i, item)
+	{
+		json_t *t = json_object_get(item, "table");
+		const char *family = json_string_value(json_object_get(t, "family"));
+		const char *name = json_string_value(json_object_get(t, "name"));
+
+		if (family != NULL && name != NULL && strcmp(family, "inet") == 0 &&
+		    strcmp(name, "cell") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* After the jail's rules: the element of a bridge gone, the chains left
+ * empty, the table when all are. */
+static void put_tidy(FILE *f, const struct table_view *v, const char *bridge_gone)
+{
+	size_t left = 0;
+
+	for (size_t i = 0; i < N_CHAINS; i++)
+		left += v->left[i];
+	if (left == 0) {
+		fprintf(f, "delete table " TABLE "\n");
+		return;
+	}
+	if (v->has_bridge)
+		fprintf(f, "delete element " TABLE " bridges { \"%s\" }\n", bridge_gone);
+	for (size_t i = 0; i < N_CHAINS; i++)
+		if (v->chain[i] && v->left[i] == 0)
+			fprintf(f, "delete chain " TABLE " %s\n", base_chains[i]);
+}
+
+static int remove_batch(json_t *listing, const char *key, const char *bridge_gone, char **batch,
+			size_t *len, struct cell_err *e)
+{
+	struct table_view v;
+	char comment[64];
+	FILE *f = open_memstream(batch, len);
+	json_t *item;
+	size_t i;
+
+	if (f == NULL)
+		return cell_err_set(e, errno, "nftables: batch");
+	memset(&v, 0, sizeof(v));
+	snprintf(comment, sizeof(comment), "cell:%s", key);
+	json_array_foreach(json_object_get(listing, "nftables"), i, item)
+		view_item(item, comment, bridge_gone, f, &v);
+	put_tidy(f, &v, bridge_gone);
+	if (fclose(f) != 0)
+		return cell_err_set(e, errno, "nftables: batch");
+	return 0;
+}
+
+int cellnft_remove(struct cellnft *n, const char *key, const char *bridge_gone, struct cell_err *e)
+{
+	json_t *tables = NULL, *listing = NULL;
+	char *batch = NULL;
+	size_t len = 0;
+	int rc = -1;
+
+	/* Listing a table that is not there is an error whose errno
+	 * libnftables does not tell: the list of tables first. */
+	if (run(n, "list tables", "list tables inet", &tables, e) < 0)
+		return -1;
+	if (!table_listed(tables)) {
+		json_decref(tables);
+		return 0;
+	}
+	if (run(n, "list table " TABLE, "list table " TABLE, &listing, e) < 0 ||
+	    remove_batch(listing, key, bridge_gone, &batch, &len, e) < 0)
+		goto out;
+	rc = run(n, "delete rules", batch, NULL, e);
+out:
+	free(batch);
+	json_decref(listing);
+	json_decref(tables);
+	return rc;
+}
