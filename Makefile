@@ -40,7 +40,7 @@ $(BUILD_TESTPOINTS)/build.ninja:
 	@meson setup $(BUILD_TESTPOINTS) -Dtestpoints=true >$(BUILD_TESTPOINTS).log || { cat $(BUILD_TESTPOINTS).log; rm -rf $(BUILD_TESTPOINTS); exit 1; }
 
 build-testpoints: deps $(BUILD_TESTPOINTS)/build.ninja
-	@ninja -C $(BUILD_TESTPOINTS) --quiet cell
+	@ninja -C $(BUILD_TESTPOINTS) --quiet cell cell-net
 
 # A demo jail on the embedded root: the host's files read-only, fresh
 # /proc /dev /tmp, its own hostname, pid 1.
