@@ -88,6 +88,16 @@ static int push(char ***v, size_t *n, const char *text, struct cell_err *e)
 	return 0;
 }
 
+/* E, as it is, about element INDEX of PARAM (its whole message the
+ * part about the value). */
+static int about(struct cell_err *e, int param, int index)
+{
+	e->about.param = param;
+	e->about.index = index;
+	e->about.at = 0;
+	return -1;
+}
+
 /* ---- running cell-net ---- */
 
 /* cell-net beside cell's own binary (a build tree, or an install of
@@ -269,7 +279,7 @@ static int helper(char **argv, int netns_fd, int param, struct helper_out *h, st
 	char reason[HELPER_ERR_MAX];
 
 	if (run_helper(argv, netns_fd, h, e) < 0)
-		return param >= 0 ? cell_err_param(e, param, 0, e->errnum, "%s", e->msg) : -1;
+		return param >= 0 ? about(e, param, 0) : -1;
 	if (helper_ok(h))
 		return 0;
 	helper_reason(h, reason, sizeof(reason));
@@ -344,7 +354,7 @@ int net_check(const struct jail_spec *s, struct cell_err *e)
 	if (s->net == JAIL_NET_NS)
 		return check_ns_path(s->network.ns_path, e);
 	if (s->net == JAIL_NET_BRIDGE && find_helper(path, sizeof(path), e) < 0)
-		return cell_err_param(e, PARAM_NET, 0, 0, "%s", e->msg);
+		return about(e, PARAM_NET, 0);
 	return 0;
 }
 
@@ -501,7 +511,7 @@ static int plan_gateways(struct net_plan *n, const struct jail_spec *s, const st
 
 	for (i = 0; i < s->network.ngateway; i++)
 		if (gateway_add(n, s->network.gateway[i], e) < 0)
-			return cell_err_param(e, PARAM_GATEWAY, (int)i, 0, "%s", e->msg);
+			return about(e, PARAM_GATEWAY, (int)i);
 	if (n->ngateway > 0)
 		return 0;
 	if (h->gateway != NULL) {
@@ -544,7 +554,7 @@ static int plan_given(struct net_plan *n, int param, size_t index, const char *t
 	const char *who;
 
 	if (netaddr_parse(text, true, &a, e) < 0)
-		return cell_err_param(e, param, (int)index, 0, "%s", e->msg);
+		return about(e, param, (int)index);
 	if (a.prefix < 0)
 		a.prefix = gateway_of(n, a.family, &gw) == 0 ? gw.prefix
 			   : a.family == AF_INET	     ? 32
