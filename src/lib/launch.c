@@ -519,7 +519,7 @@ struct launch {
 	struct cgroup cg;
 	struct run r;
 	struct store_jail jail;
-	struct idrange ids; /* the jail's host ids; count 0: none */
+	struct idrange ids;  /* the jail's host ids; count 0: none */
 	struct net_plan net; /* a bridged jail's network (net.h) */
 	int netns_fd;	     /* the jail's network namespace, for cell-net; -1: its pid's */
 	int rootfd;
@@ -621,9 +621,8 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 
 	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
-	    rlimit_check(s, e) < 0 ||
-	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0 || open_joined(l, e) < 0 ||
-	    policy_build(s, &l->child.policy, e) < 0)
+	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
+	    open_joined(l, e) < 0 || policy_build(s, &l->child.policy, e) < 0)
 		return -1;
 	return 0;
 }
@@ -691,9 +690,9 @@ static int stage_cgroups(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 
 	if (cgroup_plan(&l->cg, s, l->opts->state_root, e) < 0 ||
-	    (l->cg.layout != CGROUP_NONE && record_state(&l->jail, s, l->opts, &l->cg, &l->net,
-							 &l->ids, getpid(), l->created, "creating",
-							 e) < 0))
+	    (l->cg.layout != CGROUP_NONE &&
+	     record_state(&l->jail, s, l->opts, &l->cg, &l->net, &l->ids, getpid(), l->created,
+			  "creating", e) < 0))
 		return -1;
 	testpoint_pause("run:recorded");
 	if (cgroup_make(&l->cg, s, e) < 0)
@@ -941,8 +940,8 @@ static int stage_start(struct launch *l, struct cell_err *e)
 	struct run *r = &l->r;
 
 	if ((l->cg.layout == CGROUP_V1 && cgroup_add_pid(&l->cg, r->pid, e) < 0) ||
-	    record_state(&l->jail, l->spec, l->opts, &l->cg, &l->net, &l->ids, r->pid,
-			 l->created, l->opts->stop_created ? "created" : "running", e) < 0 ||
+	    record_state(&l->jail, l->spec, l->opts, &l->cg, &l->net, &l->ids, r->pid, l->created,
+			 l->opts->stop_created ? "created" : "running", e) < 0 ||
 	    send_byte(r, 'g', e) < 0)
 		return -1;
 	testpoint_pause("run:started");
@@ -1178,8 +1177,13 @@ static int wait_and_release(struct launch *l, int *status, struct cell_err *e)
 	}
 	if (cgroup_destroy(&l->cg, ret == 0 ? e : &ignored) < 0)
 		ret = -1;
-	if (net_teardown(&l->net, ret == 0 ? e : &ignored) < 0)
-		ret = -1;
+	if (net_teardown(&l->net, ret == 0 ? e : &ignored) < 0) {
+		/* Kept: its record names the network (and the ids), for the
+		 * next command to tear down and release. */
+		ns_own_close(&l->child.own);
+		store_jail_close(&l->jail);
+		return -1;
+	}
 	undo_ids(l);
 	if (store_jail_remove(l->rootfd, &l->jail, ret == 0 ? e : &ignored) < 0)
 		ret = -1;

@@ -446,7 +446,7 @@ wait_removed() {
 	run cell ls --json
 	[ "$status" -eq 0 ]
 	[ "$(jq -r 'length' <<<"$output")" = 1 ]
-	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","policy","rw","state","swap","user","userns","workdir"]'
+	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","dns","domainname","exit","gateway","hostname","init","ip4.addr","ip6.addr","jid","memlock","memory","name","nat","net","nice","nofile","nrtask","path","pid","policy","publish","rw","state","swap","user","userns","vnet.interface","workdir"]'
 	[ "$(jq -c '.[0] | keys' <<<"$output")" = "$keys" ]
 	run jq -c '.[0] | [.name, .jid, .state, .hostname, .nrtask, .memory, .swap, .exit, .command, .init, .net]' <<<"$output"
 	[ "$output" = '["web",1,"running","web",50,67108864,null,null,["sleep","30"],false,"none"]' ]
