@@ -14,6 +14,7 @@
  */
 #include "nft.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <nftables/libnftables.h>
@@ -24,12 +25,64 @@
 
 #define TABLE "inet cell"
 
+/* libnftables, loaded on first use: cell-net links it not, so that the
+ * commands and setups without rules do not pay for the dynamic loader's
+ * work on it and its libraries (libnftnl, libxtables, libgmp): about 2 ms
+ * a start on the test machine (docs/cell-net.8). */
+static struct {
+	void *lib;
+	struct nft_ctx *(*ctx_new)(uint32_t flags);
+	void (*ctx_free)(struct nft_ctx *ctx);
+	int (*buffer_output)(struct nft_ctx *ctx);
+	int (*buffer_error)(struct nft_ctx *ctx);
+	const char *(*output)(struct nft_ctx *ctx);
+	const char *(*error)(struct nft_ctx *ctx);
+	void (*set_flags)(struct nft_ctx *ctx, unsigned int flags);
+	int (*run)(struct nft_ctx *ctx, const char *buf);
+} lib;
+
+/* The soname of Debian's libnftables1 (libnftables.so is in -dev). */
+#define LIBNFTABLES "libnftables.so.1"
+
+static int sym(const char *name, void *out, struct cell_err *e)
+{
+	void *p = dlsym(lib.lib, name);
+
+	if (p == NULL)
+		return cell_err_set(e, 0, "nftables: " LIBNFTABLES ": no %s", name);
+	memcpy(out, &p, sizeof(p));
+	return 0;
+}
+
+static int load(struct cell_err *e)
+{
+	if (lib.lib != NULL)
+		return 0;
+	lib.lib = dlopen(LIBNFTABLES, RTLD_NOW | RTLD_LOCAL);
+	if (lib.lib == NULL)
+		return cell_err_set(e, 0, "nftables: load %s", dlerror());
+	if (sym("nft_ctx_new", &lib.ctx_new, e) < 0 || sym("nft_ctx_free", &lib.ctx_free, e) < 0 ||
+	    sym("nft_ctx_buffer_output", &lib.buffer_output, e) < 0 ||
+	    sym("nft_ctx_buffer_error", &lib.buffer_error, e) < 0 ||
+	    sym("nft_ctx_get_output_buffer", &lib.output, e) < 0 ||
+	    sym("nft_ctx_get_error_buffer", &lib.error, e) < 0 ||
+	    sym("nft_ctx_output_set_flags", &lib.set_flags, e) < 0 ||
+	    sym("nft_run_cmd_from_buffer", &lib.run, e) < 0) {
+		dlclose(lib.lib);
+		lib.lib = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int cellnft_open(struct cellnft *n, struct cell_err *e)
 {
-	n->ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (load(e) < 0)
+		return -1;
+	n->ctx = lib.ctx_new(NFT_CTX_DEFAULT);
 	if (n->ctx == NULL)
 		return cell_err_set(e, ENOMEM, "nftables: new context");
-	if (nft_ctx_buffer_output(n->ctx) < 0 || nft_ctx_buffer_error(n->ctx) < 0) {
+	if (lib.buffer_output(n->ctx) < 0 || lib.buffer_error(n->ctx) < 0) {
 		cellnft_close(n);
 		return cell_err_set(e, ENOMEM, "nftables: buffers");
 	}
@@ -39,14 +92,14 @@ int cellnft_open(struct cellnft *n, struct cell_err *e)
 void cellnft_close(struct cellnft *n)
 {
 	if (n->ctx != NULL)
-		nft_ctx_free(n->ctx);
+		lib.ctx_free(n->ctx);
 	n->ctx = NULL;
 }
 
 /* The first line of libnftables' error text, without its "Error: ". */
 static int nft_fail(struct cellnft *n, const char *what, struct cell_err *e)
 {
-	const char *msg = nft_ctx_get_error_buffer(n->ctx);
+	const char *msg = lib.error(n->ctx);
 	size_t len;
 
 	if (msg == NULL)
@@ -63,13 +116,12 @@ static int run(struct cellnft *n, const char *what, const char *cmd, json_t **ou
 {
 	json_error_t jerr;
 
-	nft_ctx_output_set_flags(n->ctx,
-				 out != NULL ? NFT_CTX_OUTPUT_JSON | NFT_CTX_OUTPUT_HANDLE : 0);
-	if (nft_run_cmd_from_buffer(n->ctx, cmd) != 0)
+	lib.set_flags(n->ctx, out != NULL ? NFT_CTX_OUTPUT_JSON | NFT_CTX_OUTPUT_HANDLE : 0);
+	if (lib.run(n->ctx, cmd) != 0)
 		return nft_fail(n, what, e);
 	if (out == NULL)
 		return 0;
-	*out = json_loads(nft_ctx_get_output_buffer(n->ctx), 0, &jerr);
+	*out = json_loads(lib.output(n->ctx), 0, &jerr);
 	if (*out == NULL)
 		return cell_err_set(e, 0, "nftables: %s: bad JSON listing: %s", what, jerr.text);
 	return 0;
