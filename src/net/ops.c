@@ -305,14 +305,7 @@ static int add_rules(const struct net_setup *s, struct cell_err *e)
 		.jail4 = first_of(s->addrs, s->n_addrs, AF_INET),
 		.jail6 = first_of(s->addrs, s->n_addrs, AF_INET6),
 	};
-	struct cellnft n;
-	int rc;
-
-	if (cellnft_open(&n, e) < 0)
-		return -1;
-	rc = cellnft_add(&n, &j, e);
-	cellnft_close(&n);
-	return rc;
+	return cellnft_add(&j, e);
 }
 
 /* Forwarding on for --nat (as docker does: the namespace's whole
@@ -345,23 +338,22 @@ static int set_sysctls(const struct net_setup *s, struct cell_err *e)
 static void undo(struct undo *u)
 {
 	struct cell_err ignored;
+	int ports = 1;
 
-	if (u->rules) {
-		struct cellnft n;
-
-		if (cellnft_open(&n, &ignored) == 0) {
-			cellnft_remove(&n, u->key, u->bridge_made ? u->bridge : NULL, &ignored);
-			cellnft_close(&n);
-		}
-	}
 	if (u->veth_index > 0)
 		rtnl_link_del(u->host, u->veth_index, &ignored);
 	if (u->bridge_made) {
 		rtnl_link_del(u->host, u->bridge_index, &ignored);
-		return;
+	} else {
+		for (size_t i = u->n_gw_added; i-- > 0;)
+			rtnl_addr(u->host, false, u->bridge_index, &u->gw_added[i], &ignored);
+		if (rtnl_link_ports(u->host, u->bridge_index, &ports, &ignored) < 0)
+			ports = 1;
 	}
-	for (size_t i = u->n_gw_added; i-- > 0;)
-		rtnl_addr(u->host, false, u->bridge_index, &u->gw_added[i], &ignored);
+	/* The jail's rules, and the bridge's when this setup was its only
+	 * jail (it made them). */
+	if (u->rules)
+		cellnft_remove(u->key, u->bridge_made || ports == 0 ? u->bridge : NULL, &ignored);
 }
 
 static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_result *res,
@@ -388,12 +380,13 @@ static int setup_steps(const struct net_setup *s, int nsfd, struct net_setup_res
 	if (bridge_prepare(s, u, e) < 0 || make_veth(s, nsfd, res, u, e) < 0 ||
 	    jail_side(nsfd, s, e) < 0)
 		return -1;
-	/* No --nat and no --publish: no rule, and libnftables is never
-	 * loaded (its context and first batch cost milliseconds). */
+	/* No --nat and no --publish: no rule, and no nf_tables work at
+	 * all.  (With them, libnftables is loaded only when a rule is
+	 * missing: nft.c.) */
 	if (s->nat || s->n_publish > 0) {
+		u->rules = true;
 		if (add_rules(s, e) < 0)
 			return -1;
-		u->rules = true;
 	}
 	return set_sysctls(s, e);
 }
@@ -479,19 +472,13 @@ static int veth_release(struct rtnl *host, const char *key, struct cell_err *e)
 static int teardown_steps(struct rtnl *host, const char *key, const char *bridge,
 			  struct cell_err *e)
 {
-	struct cellnft n;
 	bool gone = false;
-	int rc;
 
 	if (veth_release(host, key, e) < 0)
 		return -1;
 	if (bridge != NULL && bridge_release(host, bridge, &gone, e) < 0)
 		return -1;
-	if (cellnft_open(&n, e) < 0)
-		return -1;
-	rc = cellnft_remove(&n, key, gone ? bridge : NULL, e);
-	cellnft_close(&n);
-	return rc;
+	return cellnft_remove(key, gone ? bridge : NULL, e);
 }
 
 int net_teardown(const char *key, const char *bridge, struct cell_err *e)

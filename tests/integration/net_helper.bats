@@ -475,7 +475,26 @@ bad_setup() {
 	[[ "$output" == *"192.0.2.1/24"* ]]
 	run ! outer ip link show "$(host_if t-2)" 2>/dev/null
 	run outer nft list table inet cell
-	[[ "$output" == *'"cell:t-1"'* ]]
-	[[ "$output" != *'"cell:t-2"'* ]]
+	[[ "$output" == *'masquerade comment "cell-bridge:cell0:192.0.2.0/24"'* ]]
+	[[ "$output" != *"203.0.113"* ]]
 	retry 5 ping_from "$J1" 192.0.2.1
+}
+
+@test "a bridge's rules are made by its first jail, shared by the next, and go with the bridge" {
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	run outer nft -a list table inet cell
+	local first=$output
+	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$first")" -eq 3 ]
+	[[ "$first" == *'iifname "cell0" oifname @bridges oifname != "cell0" drop comment "cell-bridge:cell0"'* ]]
+	[[ "$first" == *'ip6 saddr 2001:db8::/64 oifname != "cell0" masquerade comment "cell-bridge:cell0:2001:db8::/64"'* ]]
+	# The second jail adds nothing: the same rules, the same handles.
+	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	run outer nft -a list table inet cell
+	[ "$output" = "$first" ]
+	# Its first jail gone, the bridge keeps them for the second.
+	cn teardown --key t-1 --bridge cell0
+	run outer nft -a list table inet cell
+	[ "$output" = "$first" ]
+	cn teardown --key t-2 --bridge cell0
+	assert_nothing_left
 }
