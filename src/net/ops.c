@@ -25,8 +25,10 @@
 
 #include "nft.h"
 
-#define LOCK_DIR     "/run/lock"
-#define LOCK_FILE    "cell-net.lock"
+/* In /run, which only root may write: /run/lock is world-writable on
+ * Debian, and a user's file of that name, locked, would stop every
+ * setup. */
+#define LOCK_FILE    "/run/cell-net.lock"
 #define BRIDGE_ALIAS "cell"
 
 /* What a setup made so far: its undo. */
@@ -46,22 +48,16 @@ struct undo {
  * not per namespace, and they take milliseconds).  Held until exit. */
 static int take_lock(struct cell_err *e)
 {
-	int dir = open(LOCK_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int fd;
+	int fd = open(LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	/* /run/lock is the FHS's place; /run where there is none. */
-	fd = openat(dir >= 0 ? dir : AT_FDCWD, dir >= 0 ? LOCK_FILE : "/run/" LOCK_FILE,
-		    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (dir >= 0)
-		close(dir);
 	if (fd < 0)
-		return cell_err_set(e, errno, "open lock file");
+		return cell_err_set(e, errno, "open %s", LOCK_FILE);
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
 			int err = errno;
 
 			close(fd);
-			return cell_err_set(e, err, "lock");
+			return cell_err_set(e, err, "lock %s", LOCK_FILE);
 		}
 	}
 	return fd;
