@@ -11,6 +11,7 @@
  * line on stderr saying what and why; a failed setup has undone itself),
  * 2 a usage error (one line).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <malloc.h>
@@ -214,16 +215,18 @@ static int setup_option(int c, struct net_setup *s)
 	return usage("bad option");
 }
 
+/* O (taken) as one line on stdout. */
 static int print_json(json_t *o)
 {
-	int rc = o != NULL && json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT) == 0 &&
-				 fputc('\n', stdout) != EOF && fflush(stdout) == 0
-			 ? 0
-			 : -1;
+	int rc = -1;
 
+	if (o != NULL && json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT) == 0 &&
+	    fputc('\n', stdout) != EOF && fflush(stdout) == 0)
+		rc = 0;
 	json_decref(o);
 	if (rc < 0)
-		fprintf(stderr, "write the result\n");
+		fprintf(stderr, "write the result: %s\n",
+			o == NULL ? "out of memory" : strerror(errno));
 	return rc;
 }
 
