@@ -5,7 +5,7 @@
  * setup makes, in this order: the bridge (if missing) and its gateway
  * addresses, the veth pair (its peer born in the jail's namespace), the
  * jail's addresses, lo and routes, the nftables rules, the sysctls.  What
- * it made is noted in a struct undo and taken back in reverse if a later
+ * it made is noted in a struct undo and taken back if a later
  * step fails, so a failed setup leaves nothing.  setup and teardown hold
  * an exclusive lock on cell-net's lock file while they work: a bridge
  * counted portless, or a table listed empty, is still so when removed.
@@ -45,7 +45,8 @@ struct undo {
 };
 
 /* Serialises setups and teardowns (of every namespace: a lock file is
- * not per namespace, and they take milliseconds).  Held until exit. */
+ * not per namespace, and they take milliseconds), until the command's
+ * end. */
 static int take_lock(struct cell_err *e)
 {
 	int fd = open(LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -253,13 +253,20 @@ int rtnl_bridge_add(struct rtnl *r, const char *name, const char *alias, int *in
 	if (nl_talk(r, nlh, NULL, NULL, e) < 0)
 		return -1;
 	/* The new link's index, and its alias: rtnetlink sets an alias on
-	 * an existing link only. */
+	 * an existing link only.  Without its alias the bridge would look
+	 * like a user's and stay forever: deleted if it cannot have it. */
 	if (rtnl_link_get(r, name, &l, &found, e) < 0)
 		return -1;
 	if (!found)
 		return cell_err_set(e, ENODEV, "%s", "");
+	if (set_alias(r, l.index, alias, e) < 0) {
+		struct cell_err ignored;
+
+		rtnl_link_del(r, l.index, &ignored);
+		return -1;
+	}
 	*index = l.index;
-	return set_alias(r, l.index, alias, e);
+	return 0;
 }
 
 int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer, int peer_nsfd,
