@@ -498,3 +498,36 @@ bad_setup() {
 	cn teardown --key t-2 --bridge cell0
 	assert_nothing_left
 }
+
+@test "setups and teardowns of six jails at once on one bridge leave nothing" {
+	local i pids=()
+	for i in 1 2 3 4 5 6; do
+		NETNS+=("$OUTER-p$i")
+		ip netns add "$OUTER-p$i"
+	done
+	for i in 1 2 3 4 5 6; do
+		cn setup --key p-$i --netns "/run/netns/$OUTER-p$i" --bridge cell0 \
+			--gateway 192.0.2.1/24 --addr 192.0.2.$((10 + i))/24 --nat \
+			--publish tcp::$((8080 + i)):80 >"$WORK/setup-$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || { cat "$WORK/setup-$((i + 1))" >&2; return 1; }
+	done
+	run outer nft list table inet cell
+	for i in 1 2 3 4 5 6; do
+		[[ "$output" == *"dport $((8080 + i)) dnat ip to 192.0.2.$((10 + i)):80 comment \"cell:p-$i\""* ]]
+		outer ip link show "$(host_if p-$i)" | grep -q 'master cell0'
+	done
+	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$output")" -eq 2 ]
+	retry 5 ping_from "$OUTER-p1" 192.0.2.16
+	pids=()
+	for i in 1 2 3 4 5 6; do
+		cn teardown --key p-$i --bridge cell0 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i"
+	done
+	assert_nothing_left
+}
