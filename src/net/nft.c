@@ -180,6 +180,8 @@ static int peek_rule(const struct nlmsghdr *nlh, void *data)
 	struct peek *pk = data;
 	const struct nlattr *a;
 
+	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWRULE)
+		return MNL_CB_OK;
 	if (pk->n_rules == pk->cap) {
 		size_t cap = pk->cap ? pk->cap * 2 : 64;
 		void *more = realloc(pk->comments, cap * sizeof(*pk->comments));
