@@ -40,6 +40,8 @@ int net_addr_parse(const char *text, bool need_prefix, struct net_addr *a, struc
 		return cell_err_set(e, 0, "bad address \"%s\"", text);
 	memcpy(host, text, len);
 	host[len] = '\0';
+	if (slash != NULL && !need_prefix)
+		return cell_err_set(e, 0, "bad address \"%s\": want no /PREFIX", text);
 	if (inet_pton(AF_INET, host, a->bytes) == 1)
 		a->family = AF_INET;
 	else if (inet_pton(AF_INET6, host, a->bytes) == 1)

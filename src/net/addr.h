@@ -38,8 +38,8 @@ struct net_publish {
 	uint16_t host_port, jail_port;
 };
 
-/* TEXT as ADDR/PREFIX (NEED_PREFIX) or a bare address (the prefix is then
- * the full length).  IPv6 in any form inet_pton() takes. */
+/* TEXT as ADDR/PREFIX (NEED_PREFIX) or as a bare address (else; its
+ * prefix is then the full length).  IPv6 in any form inet_pton() takes. */
 int net_addr_parse(const char *text, bool need_prefix, struct net_addr *a, struct cell_err *e);
 
 /* The address's length in bytes: 4 or 16. */

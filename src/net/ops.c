@@ -5,7 +5,7 @@
  * setup makes, in this order: the bridge (if missing) and its gateway
  * addresses, the veth pair (its peer born in the jail's namespace), the
  * jail's addresses, lo and routes, the nftables rules, the sysctls.  What
- * it made is noted in a struct undo and taken back in reverse if a later
+ * it made is noted in a struct undo and taken back if a later
  * step fails, so a failed setup leaves nothing.  setup and teardown hold
  * an exclusive lock on cell-net's lock file while they work: a bridge
  * counted portless, or a table listed empty, is still so when removed.
@@ -25,8 +25,10 @@
 
 #include "nft.h"
 
-#define LOCK_DIR     "/run/lock"
-#define LOCK_FILE    "cell-net.lock"
+/* In /run, which only root may write: /run/lock is world-writable on
+ * Debian, and a user's file of that name, locked, would stop every
+ * setup. */
+#define LOCK_FILE    "/run/cell-net.lock"
 #define BRIDGE_ALIAS "cell"
 
 /* What a setup made so far: its undo. */
@@ -43,25 +45,20 @@ struct undo {
 };
 
 /* Serialises setups and teardowns (of every namespace: a lock file is
- * not per namespace, and they take milliseconds).  Held until exit. */
+ * not per namespace, and they take milliseconds), until the command's
+ * end. */
 static int take_lock(struct cell_err *e)
 {
-	int dir = open(LOCK_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int fd;
+	int fd = open(LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	/* /run/lock is the FHS's place; /run where there is none. */
-	fd = openat(dir >= 0 ? dir : AT_FDCWD, dir >= 0 ? LOCK_FILE : "/run/" LOCK_FILE,
-		    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (dir >= 0)
-		close(dir);
 	if (fd < 0)
-		return cell_err_set(e, errno, "open lock file");
+		return cell_err_set(e, errno, "open %s", LOCK_FILE);
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
 			int err = errno;
 
 			close(fd);
-			return cell_err_set(e, err, "lock");
+			return cell_err_set(e, err, "lock %s", LOCK_FILE);
 		}
 	}
 	return fd;
@@ -305,14 +302,7 @@ static int add_rules(const struct net_setup *s, struct cell_err *e)
 		.jail4 = first_of(s->addrs, s->n_addrs, AF_INET),
 		.jail6 = first_of(s->addrs, s->n_addrs, AF_INET6),
 	};
-	struct cellnft n;
-	int rc;
-
-	if (cellnft_open(&n, e) < 0)
-		return -1;
-	rc = cellnft_add(&n, &j, e);
-	cellnft_close(&n);
-	return rc;
+	return cellnft_add(&j, e);
 }
 
 /* Forwarding on for --nat (as docker does: the namespace's whole
@@ -345,23 +335,22 @@ static int set_sysctls(const struct net_setup *s, struct cell_err *e)
 static void undo(struct undo *u)
 {
 	struct cell_err ignored;
+	int ports = 1;
 
-	if (u->rules) {
-		struct cellnft n;
-
-		if (cellnft_open(&n, &ignored) == 0) {
-			cellnft_remove(&n, u->key, u->bridge_made ? u->bridge : NULL, &ignored);
-			cellnft_close(&n);
-		}
-	}
 	if (u->veth_index > 0)
 		rtnl_link_del(u->host, u->veth_index, &ignored);
 	if (u->bridge_made) {
 		rtnl_link_del(u->host, u->bridge_index, &ignored);
-		return;
+	} else {
+		for (size_t i = u->n_gw_added; i-- > 0;)
+			rtnl_addr(u->host, false, u->bridge_index, &u->gw_added[i], &ignored);
+		if (rtnl_link_ports(u->host, u->bridge_index, &ports, &ignored) < 0)
+			ports = 1;
 	}
-	for (size_t i = u->n_gw_added; i-- > 0;)
-		rtnl_addr(u->host, false, u->bridge_index, &u->gw_added[i], &ignored);
+	/* The jail's rules, and the bridge's when this setup was its only
+	 * jail (it made them). */
+	if (u->rules)
+		cellnft_remove(u->key, u->bridge_made || ports == 0 ? u->bridge : NULL, &ignored);
 }
 
 static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_result *res,
@@ -388,12 +377,13 @@ static int setup_steps(const struct net_setup *s, int nsfd, struct net_setup_res
 	if (bridge_prepare(s, u, e) < 0 || make_veth(s, nsfd, res, u, e) < 0 ||
 	    jail_side(nsfd, s, e) < 0)
 		return -1;
-	/* No --nat and no --publish: no rule, and libnftables is never
-	 * loaded (its context and first batch cost milliseconds). */
+	/* No --nat and no --publish: no rule, and no nf_tables work at
+	 * all.  (With them, libnftables is loaded only when a rule is
+	 * missing: nft.c.) */
 	if (s->nat || s->n_publish > 0) {
+		u->rules = true;
 		if (add_rules(s, e) < 0)
 			return -1;
-		u->rules = true;
 	}
 	return set_sysctls(s, e);
 }
@@ -479,19 +469,13 @@ static int veth_release(struct rtnl *host, const char *key, struct cell_err *e)
 static int teardown_steps(struct rtnl *host, const char *key, const char *bridge,
 			  struct cell_err *e)
 {
-	struct cellnft n;
 	bool gone = false;
-	int rc;
 
 	if (veth_release(host, key, e) < 0)
 		return -1;
 	if (bridge != NULL && bridge_release(host, bridge, &gone, e) < 0)
 		return -1;
-	if (cellnft_open(&n, e) < 0)
-		return -1;
-	rc = cellnft_remove(&n, key, gone ? bridge : NULL, e);
-	cellnft_close(&n);
-	return rc;
+	return cellnft_remove(key, gone ? bridge : NULL, e);
 }
 
 int net_teardown(const char *key, const char *bridge, struct cell_err *e)

@@ -25,20 +25,25 @@
 #define REQ_SIZE  4096
 #define RECV_SIZE 32768
 
-int rtnl_open(struct rtnl *r, struct cell_err *e)
+int nl_open(struct rtnl *r, int bus, struct cell_err *e)
 {
-	r->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	r->nl = mnl_socket_open2(bus, SOCK_CLOEXEC);
 	if (r->nl == NULL)
-		return cell_err_set(e, errno, "open rtnetlink socket");
+		return cell_err_set(e, errno, "open netlink socket");
 	if (mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
 		int err = errno;
 
 		rtnl_close(r);
-		return cell_err_set(e, err, "bind rtnetlink socket");
+		return cell_err_set(e, err, "bind netlink socket");
 	}
 	r->portid = mnl_socket_get_portid(r->nl);
 	r->seq = (unsigned int)time(NULL);
 	return 0;
+}
+
+int rtnl_open(struct rtnl *r, struct cell_err *e)
+{
+	return nl_open(r, NETLINK_ROUTE, e);
 }
 
 int rtnl_open_in(struct rtnl *r, int nsfd, struct cell_err *e)
@@ -74,9 +79,7 @@ void rtnl_close(struct rtnl *r)
 	r->nl = NULL;
 }
 
-/* Sends NLH and reads the answer, each message through CB (if any),
- * until the acknowledgement or the end of a dump. */
-static int talk(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, struct cell_err *e)
+int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, struct cell_err *e)
 {
 	static char buf[RECV_SIZE];
 	unsigned int seq = ++r->seq;
@@ -197,7 +200,7 @@ int rtnl_link_get(struct rtnl *r, const char *name, struct rtnl_link *l, bool *f
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	memset(l, 0, sizeof(*l));
 	*found = false;
-	if (talk(r, nlh, link_cb, l, e) < 0) {
+	if (nl_talk(r, nlh, link_cb, l, e) < 0) {
 		if (e->errnum == ENODEV) {
 			cell_err_clear(e);
 			return 0;
@@ -217,7 +220,7 @@ static int set_alias(struct rtnl *r, int index, const char *alias, struct cell_e
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = index;
 	mnl_attr_put_strz(nlh, IFLA_IFALIAS, alias);
-	return talk(r, nlh, NULL, NULL, e);
+	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
 int rtnl_bridge_add(struct rtnl *r, const char *name, const char *alias, int *index,
@@ -247,16 +250,23 @@ int rtnl_bridge_add(struct rtnl *r, const char *name, const char *alias, int *in
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");
 	mnl_attr_nest_end(nlh, info);
-	if (talk(r, nlh, NULL, NULL, e) < 0)
+	if (nl_talk(r, nlh, NULL, NULL, e) < 0)
 		return -1;
 	/* The new link's index, and its alias: rtnetlink sets an alias on
-	 * an existing link only. */
+	 * an existing link only.  Without its alias the bridge would look
+	 * like a user's and stay forever: deleted if it cannot have it. */
 	if (rtnl_link_get(r, name, &l, &found, e) < 0)
 		return -1;
 	if (!found)
 		return cell_err_set(e, ENODEV, "%s", "");
+	if (set_alias(r, l.index, alias, e) < 0) {
+		struct cell_err ignored;
+
+		rtnl_link_del(r, l.index, &ignored);
+		return -1;
+	}
 	*index = l.index;
-	return set_alias(r, l.index, alias, e);
+	return 0;
 }
 
 int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer, int peer_nsfd,
@@ -289,7 +299,7 @@ int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer
 	mnl_attr_nest_end(nlh, peer_nest);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
-	return talk(r, nlh, NULL, NULL, e);
+	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
 int rtnl_link_up(struct rtnl *r, int index, struct cell_err *e)
@@ -302,7 +312,7 @@ int rtnl_link_up(struct rtnl *r, int index, struct cell_err *e)
 	ifm->ifi_index = index;
 	ifm->ifi_flags = IFF_UP;
 	ifm->ifi_change = IFF_UP;
-	return talk(r, nlh, NULL, NULL, e);
+	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
 int rtnl_link_del(struct rtnl *r, int index, struct cell_err *e)
@@ -313,7 +323,7 @@ int rtnl_link_del(struct rtnl *r, int index, struct cell_err *e)
 
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = index;
-	return talk(r, nlh, NULL, NULL, e);
+	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
 struct ports {
@@ -342,7 +352,7 @@ int rtnl_link_ports(struct rtnl *r, int index, int *count, struct cell_err *e)
 	/* The kernel dumps only the ports (ip link show master BR); the
 	 * callback checks again for kernels that ignore the filter. */
 	mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)index);
-	if (talk(r, nlh, ports_cb, &p, e) < 0)
+	if (nl_talk(r, nlh, ports_cb, &p, e) < 0)
 		return -1;
 	*count = p.count;
 	return 0;
@@ -370,7 +380,7 @@ int rtnl_addr(struct rtnl *r, bool add, int index, const struct net_addr *a, str
 	mnl_attr_put(nlh, IFA_ADDRESS, net_addr_len(a), a->bytes);
 	if (flags != 0)
 		mnl_attr_put_u32(nlh, IFA_FLAGS, flags);
-	return talk(r, nlh, NULL, NULL, e);
+	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
 struct addr_list {
@@ -430,7 +440,7 @@ int rtnl_addr_list(struct rtnl *r, int index, struct net_addr *addrs, int *links
 	struct addr_list l = {index, addrs, links, max, 0};
 
 	ifa->ifa_family = AF_UNSPEC;
-	if (talk(r, nlh, addr_cb, &l, e) < 0)
+	if (nl_talk(r, nlh, addr_cb, &l, e) < 0)
 		return -1;
 	*count = l.count;
 	return 0;
@@ -452,5 +462,5 @@ int rtnl_route_default(struct rtnl *r, int index, const struct net_addr *gw, str
 	rtm->rtm_type = RTN_UNICAST;
 	mnl_attr_put(nlh, RTA_GATEWAY, net_addr_len(gw), gw->bytes);
 	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)index);
-	return talk(r, nlh, NULL, NULL, e);
+	return nl_talk(r, nlh, NULL, NULL, e);
 }

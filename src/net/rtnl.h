@@ -17,7 +17,7 @@
 #include "addr.h"
 #include "err.h"
 
-struct mnl_socket;
+#include <libmnl/libmnl.h>
 
 struct rtnl {
 	struct mnl_socket *nl;
@@ -38,8 +38,14 @@ struct rtnl_link {
 	struct rtnl_link_stats64 stats;
 };
 
-/* A socket in cell-net's own namespace. */
+/* A NETLINK_ROUTE socket in cell-net's own namespace. */
 int rtnl_open(struct rtnl *r, struct cell_err *e);
+/* A socket of netlink bus BUS (NETLINK_NETFILTER for nft.c's listing). */
+int nl_open(struct rtnl *r, int bus, struct cell_err *e);
+/* Sends NLH and reads the answer, each message through CB (if any),
+ * until the acknowledgement or the end of a dump.  The error is the
+ * reason alone (strerror), errno in e->errnum. */
+int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, struct cell_err *e);
 /* A socket in the namespace of NSFD (setns there, socket, setns back). */
 int rtnl_open_in(struct rtnl *r, int nsfd, struct cell_err *e);
 void rtnl_close(struct rtnl *r);
