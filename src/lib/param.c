@@ -712,8 +712,7 @@ static void net_list(const struct param *p, const struct jail_spec *s, char ***v
 	}
 }
 
-static int format_net_list(const struct param *p, const struct jail_spec *s, size_t i,
-			   char **out)
+static int format_net_list(const struct param *p, const struct jail_spec *s, size_t i, char **out)
 {
 	char **v;
 	size_t *n;
@@ -895,7 +894,7 @@ const struct param param_table[PARAM_COUNT] = {
 		       OWN(PARAM_LIST, parse_ip, format_net_list, clear_net_list)},
 	[PARAM_IP6] = {PARAM_IP6, "ip6.addr", NULL, NULL, 0, NULL, NULL, NULL, PARAM_GROUP_NETWORK,
 		       .live = true, OWN(PARAM_LIST, parse_ip, format_net_list, clear_net_list)},
-	[PARAM_GATEWAY] = {PARAM_GATEWAY, "gateway", NULL, "--gateway", 0, NULL, "ADDR[/PREFIX]",
+	[PARAM_GATEWAY] = {PARAM_GATEWAY, "gateway", NULL, "--gateway", 0, NULL, "ADDR[/P]",
 			   "the bridge's address, IPv4 and/or IPv6 (cell0:\n"
 			   "10.89.0.1/24 and fd89::1/64)",
 			   PARAM_GROUP_NETWORK,
@@ -908,11 +907,10 @@ const struct param param_table[PARAM_COUNT] = {
 			   PARAM_GROUP_NETWORK,
 			   OWN(PARAM_LIST, parse_publish, format_net_list, clear_net_list)},
 	[PARAM_NAT] = {PARAM_NAT, "nat", NULL, "--nat", 0, "true", NULL,
-		       "masquerade the bridge's traffic out (default)",
-		       PARAM_GROUP_NETWORK, BOOLEAN(nat_of, true)},
+		       "masquerade the bridge's traffic out (default)", PARAM_GROUP_NETWORK,
+		       BOOLEAN(nat_of, true)},
 	[PARAM_DNS] = {PARAM_DNS, "dns", NULL, "--dns", 0, NULL, "ADDR",
-		       "a nameserver of the jail's resolv.conf (repeatable)",
-		       PARAM_GROUP_NETWORK,
+		       "a nameserver of the jail's resolv.conf (repeatable)", PARAM_GROUP_NETWORK,
 		       OWN(PARAM_LIST, parse_dns, format_net_list, clear_net_list)},
 	[PARAM_USERNS] = {PARAM_USERNS, "userns", NULL, "--userns", 0, NULL, "private|host",
 			  "the jail's ids a range of host ids of its own\n"

@@ -843,6 +843,24 @@ static int set_addrs(int rootfd, struct jail *j, const struct jail_spec *old,
 	return 0;
 }
 
+/* A bridged or joined jail's hosts, hostname and resolv.conf, from the
+ * spec WANT it now has. */
+static int set_files(struct jail *j, const struct jail_spec *want, struct cell_err *e)
+{
+	struct net_plan n;
+	int ret;
+
+	net_plan_init(&n);
+	n.ip4 = want->network.ip4;
+	n.nip4 = want->network.nip4;
+	n.ip6 = want->network.ip6;
+	n.nip6 = want->network.nip6;
+	ret = net_write_files(j->dir.dirfd, want, &n, e);
+	if (ret < 0)
+		cell_err_prefix(e, "changed, but its /etc/hosts could not be written");
+	return ret;
+}
+
 int jail_set(const char *state_root, const char *name, const struct jail_change *c,
 	     struct cell_err *e)
 {
@@ -899,6 +917,11 @@ int jail_set(const char *state_root, const char *name, const struct jail_change 
 		goto out;
 	}
 	ret = 0;
+	/* The jail's /etc/hosts names its addresses and hostname: written
+	 * again in place (the bind shows the same file).  The change is
+	 * made: a failure here is only said. */
+	if (net_has_files(&want) && (nops > 0 || a.host != NULL || a.domain != NULL))
+		ret = set_files(&j, &want, e);
 out:
 	net_unlock(lock);
 	free(ops);

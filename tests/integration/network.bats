@@ -182,6 +182,11 @@ for a in ("192.0.2.10", "198.51.100.77", "192.0.2.1"):
 	[ "$output" = "name=web ip4.addr='192.0.2.10/24, 192.0.2.20/24'" ]
 	fetch http://192.0.2.20/
 	[ "$output" = "hello web" ]
+	# Its /etc/hosts names the new address, and a new hostname.
+	run cell set web hostname=www
+	[ "$status" -eq 0 ]
+	run cell exec web cat /etc/hosts
+	[[ "$output" == *"192.0.2.20	www"* ]]
 	run cell set web ip4.addr-=192.0.2.20/24
 	[ "$status" -eq 0 ]
 	run cell exec web ip -o addr show dev eth0
