@@ -130,6 +130,20 @@ addr_of() {
 	[ "$(jq -c '."ip4.addr"' "$STATE/c/state.json")" = '["192.0.2.4/24"]' ]
 }
 
+@test "jails started at once never get one address" {
+	local i pids=()
+	for i in 1 2 3 4 5 6; do
+		cell run -d --name "j$i" "${BR[@]}" -- sleep 1000 >/dev/null &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i"
+	done
+	run jq -r '."ip4.addr"[0]' "$STATE"/j*/state.json
+	[ "${#lines[@]}" -eq 6 ]
+	[ "$(sort -u <<<"$output" | wc -l)" -eq 6 ]
+}
+
 @test "a jail cannot reach a jail on another bridge" {
 	a_server far --net bridge:cellt1 --gateway 198.51.100.1/24 --ip 198.51.100.10/24
 	cell run -d --name near "${BR[@]}" --ip 192.0.2.10/24 -- sleep 1000 >/dev/null
