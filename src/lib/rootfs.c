@@ -1017,8 +1017,7 @@ static int clone_net_files(const char *attach, int *fds, struct cell_err *e)
 	for (size_t i = 0; i < NNET_FILES; i++) {
 		snprintf(path, sizeof(path), "%s/%s", attach, net_files[i]);
 		fds[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-		if (fds[i] < 0 ||
-		    mount_setattr(fds[i], "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		if (fds[i] < 0 || mount_setattr(fds[i], "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 			return cell_err_set(e, errno, "bind the jail's /etc/%s", net_files[i]);
 	}
 	return 0;
@@ -1036,8 +1035,8 @@ static int attach_net_files(int root, int *fds, struct cell_err *e)
 				   RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (t < 0 || fstat(t, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (move_mount(fds[i], "", t, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
-		    0)
+		if (move_mount(fds[i], "", t, "",
+			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			return cell_err_set(e, errno, "bind the jail's /%s", target);
 	}
 	return 0;

@@ -11,7 +11,7 @@
 
 /* A change: the parameters named (param.h) and their new values. */
 struct jail_change {
-	uint64_t params;	 /* 1 << enum param_id of each parameter named */
+	uint64_t params; /* 1 << enum param_id of each parameter named */
 	/* Of those, the lists whose values are elements to add (`+=`) or
 	 * to remove (`-=`), not the new list. */
 	uint64_t add, del;

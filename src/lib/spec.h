@@ -27,8 +27,8 @@
 #define JAIL_UTS_MAX  64 /* __NEW_UTS_LEN: hostname and domainname */
 
 enum jail_net {
-	JAIL_NET_NONE, /* own network namespace, only loopback, up */
-	JAIL_NET_HOST, /* share the host's network namespace */
+	JAIL_NET_NONE,	 /* own network namespace, only loopback, up */
+	JAIL_NET_HOST,	 /* share the host's network namespace */
 	JAIL_NET_BRIDGE, /* own namespace, a veth to a bridge of cell's (net.c, cell-net) */
 	JAIL_NET_NS,	 /* join the network namespace at network.ns_path */
 };
