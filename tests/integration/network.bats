@@ -379,7 +379,7 @@ check_clean_after() {
 	check_clean_after
 }
 
-@test "a jail's network goes with it, and the bridge with its last jail" {
+@test "a jail's network goes with it, the bridge with its last jail, and comes back with cell start" {
 	cell run -d --name a "${BR[@]}" -- sleep 1000 >/dev/null
 	cell run -d --name b "${BR[@]}" -p 8080:80 -- sleep 1000 >/dev/null
 	[ "$(innet ip -o link show type bridge | wc -l)" -eq 1 ]
@@ -390,5 +390,11 @@ check_clean_after() {
 	cell stop a
 	[ -z "$(net_leftovers)" ]
 	[ "$(jq -r .network.active "$STATE/a/state.json")" = false ]
-	cell rm a
+	# Started again, it has its address back, on a bridge made anew.
+	addr=$(jq -c '."ip4.addr"' "$STATE/a/state.json")
+	cell start a >/dev/null
+	[ "$(jq -c '."ip4.addr"' "$STATE/a/state.json")" = "$addr" ]
+	run cell exec a ip -o -4 addr show dev eth0
+	[[ "$output" == *"$(jq -r '."ip4.addr"[0]' "$STATE/a/state.json")"* ]]
+	cell rm -f a
 }
