@@ -167,9 +167,15 @@ while True:
 }
 
 # ask PROTO HOST PORT: what a server says, asked from the outer
-# namespace (5 s at most).
+# namespace (5 s at most); ask_from NS PROTO HOST PORT: from NS.
 ask() {
-	outer python3 -c '
+	ask_from "$OUTER" "$@"
+}
+
+ask_from() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" python3 -c '
 import socket, sys
 proto, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if proto == "tcp":
@@ -272,6 +278,24 @@ else:
 	run ask tcp 2001:db8::1 8080
 	[ "$output" = "hello from $J1" ]
 	[ "$(outer cat /proc/sys/net/ipv4/conf/cell0/route_localnet)" = 1 ]
+}
+
+@test "a jail reaches another jail's published port on the same bridge through the host's address" {
+	outer_address
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--nat --publish tcp::8080:80
+	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	# Bridged frames kept out of the host's conntrack (br_netfilter, if
+	# loaded, would un-NAT the answer on the bridge by itself; the
+	# setting is the test namespace's own).
+	if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then
+		outer sh -c 'echo 0 >/proc/sys/net/bridge/bridge-nf-call-iptables'
+	fi
+	serve "$J1" tcp 80
+	# The answer comes back through the host (masqueraded), not
+	# straight from 192.0.2.2, which the client would not take.
+	run ask_from "$J2" tcp 198.51.100.1 8080
+	[ "$output" = "hello from $J1" ]
 }
 
 @test "a published UDP port forwards datagrams to the jail and its answers back" {
