@@ -60,14 +60,19 @@ cn() {
 	outer "$CELL_NET" "$@"
 }
 
-# The host end of KEY's veth: "cv" + FNV-1a-32 of KEY.
-host_if() {
-	local s=$1 h=2166136261 i c
+# fnv PREFIX TEXT: PREFIX + FNV-1a-32 of TEXT in 8 hex digits.
+fnv() {
+	local s=$2 h=2166136261 i c
 	for ((i = 0; i < ${#s}; i++)); do
 		printf -v c '%d' "'${s:i:1}"
 		h=$(((h ^ c) * 16777619 & 0xffffffff))
 	done
-	printf 'cv%08x' "$h"
+	printf '%s%08x' "$1" "$h"
+}
+
+# The host end of KEY's veth.
+host_if() {
+	fnv cv "$1"
 }
 
 # setup_jail KEY NS ADDR4 ADDR6 [BRIDGE [GW4 GW6]] [ARG...]: a jail on a
@@ -357,6 +362,25 @@ else:
 	run outer_links
 	[ -z "$output" ]
 	run ! outer nft list table inet cell 2>/dev/null
+}
+
+@test "a bridge a killed setup left under its first name goes with the next setup or teardown" {
+	# A setup makes the bridge under "cb" + FNV-1a-32 of its name, then
+	# renames it and gives it its alias at once.
+	local tmp
+	tmp=$(fnv cb cell0)
+	outer ip link add "$tmp" type bridge
+	run setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bridge_made":true'* ]]
+	run outer ip link show "$tmp"
+	[ "$status" -ne 0 ]
+	run outer ip -d link show cell0
+	[[ "$output" == *"alias cell"* ]]
+	cn teardown --key t-1 --bridge cell0
+	outer ip link add "$tmp" type bridge
+	cn teardown --key t-1 --bridge cell0
+	assert_nothing_left
 }
 
 @test "a bridge cell did not make is used but never removed" {
