@@ -12,6 +12,8 @@
 #include "err.h"
 #include "spec.h"
 
+struct jail;
+
 /* Where a launch may stop with the jail's root built, its child waiting
  * (launch.c, "hold"): before pivot_root and after it, where OCI's
  * createRuntime and createContainer hooks run. */
@@ -68,7 +70,25 @@ struct launch_opts {
 	 * hand to the agent (it stays the launch's: do not close it).  A
 	 * failure fails the launch. */
 	int (*on_seccomp)(int listener, pid_t pid, void *ctx, struct cell_err *e);
+	/* `cell start` of a stopped jail (lifecycle.c): its directory,
+	 * opened and locked by the caller, is the launch's state (moved
+	 * into the launch: REUSE->dir is left closed), with its JID and its
+	 * range of host ids.  A failed start writes REUSE->state, the
+	 * stopped jail's record, back: the jail stays as it was. */
+	struct jail *reuse;
 };
+
+/* The log's defaults (log.size, log.keep). */
+#define LAUNCH_LOG_SIZE (10LL << 20)
+#define LAUNCH_LOG_KEEP 1
+
+/*
+ * What of spec S depends on how it runs (O->detach), for a spec of the
+ * jail front doors (run, up; an OCI config's says init=false): a
+ * detached jail gets cell's reaper as pid 1 unless init was given;
+ * a restart policy needs the reaper.  Before policy_defaults().
+ */
+int launch_complete_spec(struct jail_spec *s, const struct launch_opts *o, struct cell_err *e);
 
 /*
  * Runs the jail of SPEC (validated, its mechanisms filled) through the

@@ -42,8 +42,10 @@ wait_removed() {
 	[ "${#lines[@]}" -eq 1 ]
 	[ "$SECONDS" -lt 5 ]
 	[ "$(jfield web state)" = running ]
+	# Its pid 1 is cell's reaper, the command its child.
 	pid=$(jfield web pid)
-	[ "$(cat "/proc/$pid/comm")" = sleep ]
+	[ "$(cat "/proc/$pid/comm")" = cell-init ]
+	[ "$(cat "/proc/$(descendants "$pid")/comm")" = sleep ]
 }
 
 @test "run -d without --name generates a name that ls lists" {
@@ -75,7 +77,7 @@ wait_removed() {
 	run cell run -d --name piped -- sh -c 'echo out; echo err >&2'
 	[ "$output" = piped ]
 	wait_stopped piped
-	[ "$(cat "$STATE/piped/log")" = $'out\nerr' ]
+	[ "$(cell logs piped | sort)" = $'err\nout' ]
 }
 
 @test "a detached jail's output goes to its log when cell's output is a terminal" {
@@ -83,7 +85,7 @@ wait_removed() {
 	[ "$status" -eq 0 ]
 	[ "$output" = term ]
 	wait_stopped term
-	[ "$(cat "$STATE/term/log")" = $'out\nerr' ]
+	[ "$(cell logs term | sort)" = $'err\nout' ]
 }
 
 @test "a detached jail writes straight to regular files given as cell's output" {
@@ -93,13 +95,17 @@ wait_removed() {
 	grep -qx tofile "$WORK/out"
 	grep -qx out "$WORK/out"
 	[ "$(cat "$WORK/err")" = err ]
-	[ ! -s "$STATE/tofile/log" ]
+	[ ! -e "$STATE/tofile/log.0" ]
+	# logs says where it went.
+	run cell logs tofile
+	[ "$status" -eq 0 ]
+	[ "$output" = "cell: logs: jail tofile: its stdout went to $WORK/out"$'\n'"cell: logs: jail tofile: its stderr went to $WORK/err" ]
 }
 
 @test "a detached jail's output to /dev/null is not logged" {
 	cell run -d --name quiet -- sh -c 'echo out; echo err >&2' >/dev/null 2>&1
 	wait_stopped quiet
-	[ ! -s "$STATE/quiet/log" ]
+	[ ! -e "$STATE/quiet/log.0" ]
 }
 
 @test "run -d with -t is an error with exit 125 that starts nothing" {
@@ -301,55 +307,53 @@ wait_removed() {
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 3 ]
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED" ]
-	read -ra row <<<"${lines[1]}"
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED" ]
+	# Columns are two spaces or more apart: STATUS and CREATED are words.
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[0]}" = alpha ]
 	[ "${row[1]}" = 2 ]
-	[ "${row[2]}" = running ]
+	[[ "${row[2]}" =~ ^up\ (less\ than\ a\ second|[0-9]+\ seconds?)$ ]]
 	[ "${row[3]}" = "$(jfield alpha pid)" ]
 	[ "${row[4]}" = box ]
 	[ "${row[5]}" = - ]
-	# ISO 8601 UTC, as --json has it.
-	[[ "${row[6]}" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
-	[ "${row[6]}" = "$(jfield alpha created)" ]
-	read -ra row <<<"${lines[2]}"
+	[[ "${row[6]}" =~ ^(less\ than\ a\ second|[0-9]+\ seconds?)\ ago$ ]]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[2]}")"
 	[ "${row[0]}" = zeta ]
 	[ "${row[4]}" = zeta ]
 }
 
-@test "ls -a lists stopped jails too, with an EXIT column" {
+@test "ls -a lists stopped jails too, their exit status in STATUS" {
 	cell run -d --name up -- sleep 30 >/dev/null
-	cell run -d --name down -- true >/dev/null
+	cell run -d --init --name down -- sh -c 'exit 4' >/dev/null
 	wait_stopped down
 	run cell ls -a
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 3 ]
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED EXIT" ]
-	read -ra row <<<"${lines[1]}"
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED" ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[0]}" = down ]
-	[ "${row[2]}" = stopped ]
+	[[ "${row[2]}" =~ ^exited\ \(4\)\ (less\ than\ a\ second|[0-9]+\ seconds?)\ ago$ ]]
 	[ "${row[3]}" = - ]
-	read -ra row <<<"${lines[2]}"
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[2]}")"
 	[ "${row[0]}" = up ]
-	[ "${row[2]}" = running ]
-	[ "${row[7]}" = - ]
+	[[ "${row[2]}" == "up "* ]]
 }
 
 @test "ls shows a limit's column only when a listed jail has that limit" {
 	cell run -d --name plain -- sleep 30 >/dev/null
 	run cell ls
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED" ]
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED" ]
 	cell run -d --name limited --nrtask 50 --memory 64M -- sleep 30 >/dev/null
 	run cell ls
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED NRTASK MEMORY" ]
-	read -ra row <<<"${lines[1]}"
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED NRTASK MEMORY" ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[0]}" = limited ]
 	[ "${row[7]}" = 50 ]
 	[ "${row[8]}" = 64M ]
-	read -ra row <<<"${lines[2]}"
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[2]}")"
 	[ "${row[0]}" = plain ]
 	[ "${row[7]}" = - ]
 	[ "${row[8]}" = - ]
@@ -359,7 +363,7 @@ wait_removed() {
 	make_rootfs "$WORK/root"
 	cell run -d --name rooted --rootfs "$WORK/root" -- sleep 30 >/dev/null
 	run cell ls
-	read -ra row <<<"${lines[1]}"
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[5]}" = "$WORK/root" ]
 }
 
@@ -446,16 +450,16 @@ wait_removed() {
 	run cell ls --json
 	[ "$status" -eq 0 ]
 	[ "$(jq -r 'length' <<<"$output")" = 1 ]
-	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","policy","rw","state","swap","user","userns","workdir"]'
+	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","file","hostname","init","jid","log.keep","log.size","memlock","memory","name","net","nice","nofile","nrtask","path","pid","policy","restart","restarts","rw","started","state","swap","user","userns","workdir"]'
 	[ "$(jq -c '.[0] | keys' <<<"$output")" = "$keys" ]
 	run jq -c '.[0] | [.name, .jid, .state, .hostname, .nrtask, .memory, .swap, .exit, .command, .init, .net]' <<<"$output"
-	[ "$output" = '["web",1,"running","web",50,67108864,null,null,["sleep","30"],false,"none"]' ]
+	[ "$output" = '["web",1,"running","web",50,67108864,null,null,["sleep","30"],true,"none"]' ]
 	[ "$(cell ls --json | jq '.[0].pid')" = "$(jfield web pid)" ]
 	[ "$(cell ls --json | jq -r '.[0].created')" = "$(cell ls -n -o created | cut -d= -f2)" ]
 	[[ "$(cell ls --json | jq -r '.[0].created')" == 20*T*Z ]]
 	run cell ls -a --json
 	run jq -c '[.[] | [.name, .state, .pid, .exit, .init]]' <<<"$output"
-	[ "$output" = '[["done","stopped",null,0,true],["web","running",'"$(jfield web pid)"',null,false]]' ]
+	[ "$output" = '[["done","stopped",null,0,true],["web","running",'"$(jfield web pid)"',null,true]]' ]
 }
 
 @test "ls of no jails prints the header alone, no names, an empty array" {
@@ -500,8 +504,8 @@ wait_removed() {
 	wait_stopped three
 	[ "$(jfield three exit)" = 3 ]
 	run cell ls -a
-	read -ra row <<<"${lines[1]}"
-	[ "${row[7]}" = 3 ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
+	[[ "${row[2]}" == "exited (3) "*" ago" ]]
 	[[ " $(cell ls -a -n) " == *" exit=3 "* ]]
 }
 
@@ -515,23 +519,26 @@ wait_removed() {
 	[ "$(jfield killed exit)" = 137 ]
 }
 
-@test "a jail run without --init has no known exit status" {
-	cell run -d --name noinit -- sh -c 'exit 3' >/dev/null
+@test "a jail run with --no-init has no known exit status" {
+	cell run -d --no-init --name noinit -- sh -c 'exit 3' >/dev/null
 	wait_stopped noinit
 	[ "$(cell ls -a --json | jq '.[0].exit')" = null ]
 	run cell ls -a
-	read -ra row <<<"${lines[1]}"
-	[ "${row[7]}" = - ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
+	[[ "${row[2]}" == "stopped "*" ago" ]]
 }
 
 # --- logs --------------------------------------------------------------
 
-@test "logs prints what a detached jail wrote to stdout and stderr" {
+@test "logs prints what a detached jail wrote to stdout and stderr, each stream in order" {
 	run cell run -d --name chatty -- sh -c 'echo one; echo two >&2; echo three'
 	wait_stopped chatty
 	run cell logs chatty
 	[ "$status" -eq 0 ]
-	[ "$output" = $'one\ntwo\nthree' ]
+	# Two pipes: the order within a stream holds, not across them.
+	[ "$(grep -v two <<<"$output")" = $'one\nthree' ]
+	[ "$(grep -c two <<<"$output")" = 1 ]
+	[ "${#lines[@]}" -eq 3 ]
 }
 
 @test "logs -f follows a jail's output and returns when the jail ends" {
@@ -613,7 +620,7 @@ wait_removed() {
 }
 
 @test "stop kills a pid 1 that ignores SIGTERM, and its children, after the timeout" {
-	cell run -d --name stubborn --bind "$WORK:/work" -- \
+	cell run -d --no-init --name stubborn --bind "$WORK:/work" -- \
 		sh -c 'trap "" TERM; sleep 100 & sleep 100 & touch /work/ready; wait' >/dev/null
 	wait_for "$WORK/ready"
 	pid=$(jfield stubborn pid)
@@ -630,7 +637,7 @@ wait_removed() {
 }
 
 @test "a plain sleep as pid 1 ignores SIGTERM and is killed by stop with exit 137" {
-	cell run -d --name sleeper -- sleep 100 >/dev/null
+	cell run -d --no-init --name sleeper -- sleep 100 >/dev/null
 	pid=$(jfield sleeper pid)
 	SECONDS=0
 	cell stop -t 1 sleeper
@@ -658,7 +665,7 @@ wait_removed() {
 }
 
 @test "stop -t 0 kills at once" {
-	cell run -d --name now -- sh -c 'trap "" TERM; sleep 100' >/dev/null
+	cell run -d --no-init --name now -- sh -c 'trap "" TERM; sleep 100' >/dev/null
 	pid=$(jfield now pid)
 	SECONDS=0
 	cell stop -t 0 now
@@ -671,8 +678,8 @@ wait_removed() {
 	cell run -d --name capped --nrtask 10 --memory 32M -- sleep 100 >/dev/null
 	pids=$(jq -r '.cgroup.pids' "$STATE/capped/state.json")
 	memory=$(jq -r '.cgroup.memory' "$STATE/capped/state.json")
-	[[ "$pids" == /sys/fs/cgroup/pids/*cell-*-capped ]]
-	[[ "$memory" == /sys/fs/cgroup/memory/*cell-*-capped ]]
+	[[ "$pids" == /sys/fs/cgroup/pids/* && "${pids##*/}" = "$(cell_cgroup_leaf capped)" ]]
+	[[ "$memory" == /sys/fs/cgroup/memory/* && "${memory##*/}" = "$(cell_cgroup_leaf capped)" ]]
 	[ -d "$pids" ]
 	[ -d "$memory" ]
 	cell stop -t 1 capped
@@ -703,7 +710,7 @@ wait_removed() {
 }
 
 @test "three stops of one jail at once all succeed" {
-	cell run -d --name thrice -- sleep 100 >/dev/null
+	cell run -d --no-init --name thrice -- sleep 100 >/dev/null
 	pids=()
 	for i in 1 2 3; do
 		"$CELL" --root "$STATE" stop -t 1 thrice 3>&- &
@@ -830,7 +837,7 @@ wait_removed() {
 	run cell inspect --json done
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.state + " " + (.exit | tostring) + " " + (.pid | tostring)' <<<"$output")" = "stopped 3 null" ]
-	cell run -d --name plain -- true >/dev/null
+	cell run -d --no-init --name plain -- true >/dev/null
 	wait_stopped plain
 	run cell inspect --json plain
 	[ "$(jq -r '.state + " " + (.exit | tostring)' <<<"$output")" = "stopped null" ]
