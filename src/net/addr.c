@@ -107,15 +107,25 @@ bool net_key_valid(const char *key)
 	       strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-") == len;
 }
 
-void net_host_ifname(const char *key, char *buf, size_t size)
+static uint32_t fnv1a32(const char *text)
 {
-	uint32_t h = 2166136261u; /* FNV-1a, 32 bits */
+	uint32_t h = 2166136261u;
 
-	for (const unsigned char *p = (const unsigned char *)key; *p != '\0'; p++) {
+	for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
 		h ^= *p;
 		h *= 16777619u;
 	}
-	snprintf(buf, size, "cv%08x", h);
+	return h;
+}
+
+void net_host_ifname(const char *key, char *buf, size_t size)
+{
+	snprintf(buf, size, "cv%08x", fnv1a32(key));
+}
+
+void net_bridge_tmpname(const char *bridge, char *buf, size_t size)
+{
+	snprintf(buf, size, "cb%08x", fnv1a32(bridge));
 }
 
 const char *net_proto_name(enum net_proto proto)

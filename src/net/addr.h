@@ -62,6 +62,10 @@ bool net_key_valid(const char *key);
  * BUF holds at least 11 bytes. */
 void net_host_ifname(const char *key, char *buf, size_t size);
 
+/* The name a bridge is made under before it takes its own and its
+ * alias: "cb" + FNV-1a-32(BRIDGE), as above. */
+void net_bridge_tmpname(const char *bridge, char *buf, size_t size);
+
 /* PROTO:HOSTADDR:HOSTPORT:JAILPORT; an IPv6 HOSTADDR in brackets. */
 int net_publish_parse(const char *text, struct net_publish *p, struct cell_err *e);
 

@@ -146,6 +146,22 @@ static int bridge_gateways(const struct net_setup *s, struct undo *u, struct cel
 	return 0;
 }
 
+/* The bridge a setup killed between its making and its naming left
+ * under TMP: a bridge of that name, removed. */
+static int tmp_release(struct rtnl *host, const char *tmp, struct cell_err *e)
+{
+	struct rtnl_link l;
+	bool found;
+
+	if (rtnl_link_get(host, tmp, &l, &found, e) < 0)
+		return -1;
+	if (found && strcmp(l.kind, "bridge") == 0 && rtnl_link_del(host, l.index, e) < 0 &&
+	    e->errnum != ENODEV)
+		return cell_err_prefix(e, "delete %s", tmp);
+	cell_err_clear(e);
+	return 0;
+}
+
 static int bridge_prepare(const struct net_setup *s, struct undo *u, struct cell_err *e)
 {
 	struct rtnl_link l;
@@ -159,7 +175,11 @@ static int bridge_prepare(const struct net_setup *s, struct undo *u, struct cell
 	if (found) {
 		u->bridge_index = l.index;
 	} else {
-		if (rtnl_bridge_add(u->host, s->bridge, BRIDGE_ALIAS, &u->bridge_index, e) < 0)
+		char tmp[IFNAMSIZ];
+
+		net_bridge_tmpname(s->bridge, tmp, sizeof(tmp));
+		if (tmp_release(u->host, tmp, e) < 0 ||
+		    rtnl_bridge_add(u->host, s->bridge, tmp, BRIDGE_ALIAS, &u->bridge_index, e) < 0)
 			return cell_err_prefix(e, "bridge %s: create", s->bridge);
 		u->bridge_made = true;
 	}
@@ -428,10 +448,14 @@ out_lock:
 static int bridge_release(struct rtnl *host, const char *bridge, bool *gone, struct cell_err *e)
 {
 	struct rtnl_link l;
+	char tmp[IFNAMSIZ];
 	bool found;
 	int ports;
 
 	*gone = false;
+	net_bridge_tmpname(bridge, tmp, sizeof(tmp));
+	if (tmp_release(host, tmp, e) < 0)
+		return cell_err_prefix(e, "bridge %s", bridge);
 	if (rtnl_link_get(host, bridge, &l, &found, e) < 0)
 		return cell_err_prefix(e, "bridge %s: look up", bridge);
 	if (!found || strcmp(l.kind, "bridge") != 0) {

@@ -211,7 +211,10 @@ int rtnl_link_get(struct rtnl *r, const char *name, struct rtnl_link *l, bool *f
 	return 0;
 }
 
-static int set_alias(struct rtnl *r, int index, const char *alias, struct cell_err *e)
+/* Link INDEX renamed NAME, given ALIAS, and up: one request, after
+ * which the bridge is whole. */
+static int bridge_finish(struct rtnl *r, int index, const char *name, const char *alias,
+			 struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_ACK);
@@ -219,16 +222,20 @@ static int set_alias(struct rtnl *r, int index, const char *alias, struct cell_e
 
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = index;
+	ifm->ifi_flags = IFF_UP;
+	ifm->ifi_change = IFF_UP;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	mnl_attr_put_strz(nlh, IFLA_IFALIAS, alias);
 	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
-int rtnl_bridge_add(struct rtnl *r, const char *name, const char *alias, int *index,
-		    struct cell_err *e)
+int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const char *alias,
+		    int *index, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
 	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct cell_err ignored;
 	unsigned char mac[6];
 	struct nlattr *info;
 	struct rtnl_link l;
@@ -243,25 +250,22 @@ int rtnl_bridge_add(struct rtnl *r, const char *name, const char *alias, int *in
 	mac[0] = (unsigned char)((mac[0] & 0xfe) | 0x02);
 
 	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_flags = IFF_UP;
-	ifm->ifi_change = IFF_UP;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, tmp);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");
 	mnl_attr_nest_end(nlh, info);
 	if (nl_talk(r, nlh, NULL, NULL, e) < 0)
 		return -1;
-	/* The new link's index, and its alias: rtnetlink sets an alias on
-	 * an existing link only.  Without its alias the bridge would look
-	 * like a user's and stay forever: deleted if it cannot have it. */
-	if (rtnl_link_get(r, name, &l, &found, e) < 0)
+	/* rtnetlink sets an alias on an existing link only, and a bridge
+	 * without it would look like a user's and stay forever: made under
+	 * TMP, it takes its name and alias at once (teardown removes a
+	 * TMP that a killed setup left). */
+	if (rtnl_link_get(r, tmp, &l, &found, e) < 0)
 		return -1;
 	if (!found)
 		return cell_err_set(e, ENODEV, "%s", "");
-	if (set_alias(r, l.index, alias, e) < 0) {
-		struct cell_err ignored;
-
+	if (bridge_finish(r, l.index, name, alias, e) < 0) {
 		rtnl_link_del(r, l.index, &ignored);
 		return -1;
 	}

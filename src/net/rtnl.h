@@ -55,9 +55,10 @@ int rtnl_link_get(struct rtnl *r, const char *name, struct rtnl_link *l, bool *f
 		  struct cell_err *e);
 
 /* A bridge NAME with alias ALIAS and a fixed random MAC (so that it
- * does not change as ports come and go), up.  Its index in *INDEX. */
-int rtnl_bridge_add(struct rtnl *r, const char *name, const char *alias, int *index,
-		    struct cell_err *e);
+ * does not change as ports come and go), up; made under the name TMP,
+ * then renamed with its alias.  Its index in *INDEX. */
+int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const char *alias,
+		    int *index, struct cell_err *e);
 
 /* A veth pair: HOST here, a port of MASTER and up; PEER born (down) in
  * the namespace of PEER_NSFD. */

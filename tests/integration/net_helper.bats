@@ -60,14 +60,19 @@ cn() {
 	outer "$CELL_NET" "$@"
 }
 
-# The host end of KEY's veth: "cv" + FNV-1a-32 of KEY.
-host_if() {
-	local s=$1 h=2166136261 i c
+# fnv PREFIX TEXT: PREFIX + FNV-1a-32 of TEXT in 8 hex digits.
+fnv() {
+	local s=$2 h=2166136261 i c
 	for ((i = 0; i < ${#s}; i++)); do
 		printf -v c '%d' "'${s:i:1}"
 		h=$(((h ^ c) * 16777619 & 0xffffffff))
 	done
-	printf 'cv%08x' "$h"
+	printf '%s%08x' "$1" "$h"
+}
+
+# The host end of KEY's veth.
+host_if() {
+	fnv cv "$1"
 }
 
 # setup_jail KEY NS ADDR4 ADDR6 [BRIDGE [GW4 GW6]] [ARG...]: a jail on a
@@ -167,9 +172,15 @@ while True:
 }
 
 # ask PROTO HOST PORT: what a server says, asked from the outer
-# namespace (5 s at most).
+# namespace (5 s at most); ask_from NS PROTO HOST PORT: from NS.
 ask() {
-	outer python3 -c '
+	ask_from "$OUTER" "$@"
+}
+
+ask_from() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" python3 -c '
 import socket, sys
 proto, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if proto == "tcp":
@@ -274,6 +285,24 @@ else:
 	[ "$(outer cat /proc/sys/net/ipv4/conf/cell0/route_localnet)" = 1 ]
 }
 
+@test "a jail reaches another jail's published port on the same bridge through the host's address" {
+	outer_address
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--nat --publish tcp::8080:80
+	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	# Bridged frames kept out of the host's conntrack (br_netfilter, if
+	# loaded, would un-NAT the answer on the bridge by itself; the
+	# setting is the test namespace's own).
+	if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then
+		outer sh -c 'echo 0 >/proc/sys/net/bridge/bridge-nf-call-iptables'
+	fi
+	serve "$J1" tcp 80
+	# The answer comes back through the host (masqueraded), not
+	# straight from 192.0.2.2, which the client would not take.
+	run ask_from "$J2" tcp 198.51.100.1 8080
+	[ "$output" = "hello from $J1" ]
+}
+
 @test "a published UDP port forwards datagrams to the jail and its answers back" {
 	outer_address
 	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
@@ -333,6 +362,25 @@ else:
 	run outer_links
 	[ -z "$output" ]
 	run ! outer nft list table inet cell 2>/dev/null
+}
+
+@test "a bridge a killed setup left under its first name goes with the next setup or teardown" {
+	# A setup makes the bridge under "cb" + FNV-1a-32 of its name, then
+	# renames it and gives it its alias at once.
+	local tmp
+	tmp=$(fnv cb cell0)
+	outer ip link add "$tmp" type bridge
+	run setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bridge_made":true'* ]]
+	run outer ip link show "$tmp"
+	[ "$status" -ne 0 ]
+	run outer ip -d link show cell0
+	[[ "$output" == *"alias cell"* ]]
+	cn teardown --key t-1 --bridge cell0
+	outer ip link add "$tmp" type bridge
+	cn teardown --key t-1 --bridge cell0
+	assert_nothing_left
 }
 
 @test "a bridge cell did not make is used but never removed" {

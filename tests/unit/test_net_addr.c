@@ -122,6 +122,8 @@ static void test_host_ifname(void **state)
 	net_host_ifname("t-1", buf, sizeof(buf));
 	assert_string_equal(buf, "cv73773861");
 	assert_true(net_ifname_valid(buf));
+	net_bridge_tmpname("a", buf, sizeof(buf));
+	assert_string_equal(buf, "cbe40c292c");
 }
 
 static void publish_ok(const char *text, enum net_proto proto, const char *host,
