@@ -6,7 +6,7 @@ BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-oci bench-vm test-vm install clean format
+.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-net bench-oci bench-vm test-vm install clean format
 
 all: build
 
@@ -40,7 +40,7 @@ $(BUILD_TESTPOINTS)/build.ninja:
 	@meson setup $(BUILD_TESTPOINTS) -Dtestpoints=true >$(BUILD_TESTPOINTS).log || { cat $(BUILD_TESTPOINTS).log; rm -rf $(BUILD_TESTPOINTS); exit 1; }
 
 build-testpoints: deps $(BUILD_TESTPOINTS)/build.ninja
-	@ninja -C $(BUILD_TESTPOINTS) --quiet cell
+	@ninja -C $(BUILD_TESTPOINTS) --quiet cell cell-net
 
 # A demo jail on the embedded root: the host's files read-only, fresh
 # /proc /dev /tmp, its own hostname, pid 1.
@@ -86,6 +86,13 @@ bench-jails: build
 # The OCI runtime: cell-oci against crun and runc (run, create+start+delete,
 # peak RSS, callgrind, 200 detached containers, podman run --rm with each;
 # tests/bench/oci.sh).  Root.
+# The network: --net bridge vs none vs host, bridge throughput against
+# loopback, 1000 --net none jails (tests/bench/net.sh), in a network
+# namespace of its own.  Root.
+bench-net: build
+	@./scripts/install-deps.sh bench
+	@./tests/bench/net.sh $(CELL)
+
 bench-oci: build
 	@./scripts/install-deps.sh bench
 	@./tests/bench/oci.sh $(BUILD)/cell-oci

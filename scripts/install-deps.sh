@@ -3,19 +3,23 @@
 # Idempotent and quiet when everything is already there.
 set -eu
 
-# build and run
-BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev libmnl-dev"
+# build and run (libmnl-dev and libnftables-dev for cell-net, the
+# network helper of --net bridge jails; libnftables1 comes with the
+# latter and is what cell-net loads at run time)
+BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev libmnl-dev libnftables-dev"
 # tests: unit (cmocka), integration (bats), pty sessions (script, from
 # bsdutils), a busybox root, iproute2 for network checks, python3 for
 # single syscalls from inside a jail, capsh (libcap2-bin) to decode masks,
-# jq to read cell ls --json and state records
-TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq"
+# jq to read cell ls --json and state records, nft (nftables) to read
+# cell-net's rules, curl for network.bats's published ports
+TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq nftables curl"
 # the sanitizer build and the fuzzers
 SAN="clang libclang-rt-14-dev"
 # bench (tests/bench/startup.sh): hyperfine, the runtimes compared, jq for
 # the OCI spec and the results, strace and GNU time for cell's profile;
-# the busybox root comes from TEST
-BENCH="hyperfine crun runc bubblewrap jq strace time"
+# the busybox root comes from TEST; iperf3 for jail-to-jail throughput
+# (tests/bench/net.sh)
+BENCH="hyperfine crun runc bubblewrap jq strace time iperf3"
 # engines (tests/engines): podman, containerd and dockerd driving
 # cell-oci; installed by `make test`, whose engine suites are counted as
 # skipped when these cannot be installed

@@ -87,12 +87,12 @@ static void ls_usage(FILE *out)
 	      "List the running jails (only the NAMEs, running or stopped, when given),\n"
 	      "one row each: NAME, JID, STATUS (\"up 5 minutes\", \"exited (4) 2 minutes\n"
 	      "ago\"), PID, HOSTNAME, PATH (the --rootfs; \"-\" for the embedded root),\n"
-	      "CREATED (\"5 minutes ago\"), and the limits set on any of them.  Values\n"
-	      "are spelled as cell set and jail files take them (64M, 0.5, a list as\n"
-	      "\"a, b\"); with -o, -n and --json times are exact, ISO 8601 UTC, and the\n"
-	      "state one word (running, stopped); --json has the same keys with typed\n"
-	      "values (sizes in bytes, lists as arrays).  A NAME that is no jail is an\n"
-	      "error (the others are listed).\n"
+	      "CREATED (\"5 minutes ago\"), IP4.ADDR when any has an address, and the\n"
+	      "limits set on any of them.  Values are spelled as cell set and jail files\n"
+	      "take them (64M, 0.5, a list as \"a, b\"); with -o, -n and --json times are\n"
+	      "exact, ISO 8601 UTC, and the state one word (running, stopped); --json\n"
+	      "has the same keys with typed values (sizes in bytes, lists as arrays).\n"
+	      "A NAME that is no jail is an error (the others are listed).\n"
 	      "\n"
 	      "  -a, --all          stopped jails too\n"
 	      "  -q, --quiet        names only, one per line\n"
@@ -316,6 +316,10 @@ static void columns_default(const struct row *rows, size_t n, bool all, struct c
 	for (size_t i = 0; default_fields[i] != NULL; i++)
 		c->f[c->n++] = field_find(default_fields[i]);
 	(void)all; /* a stopped jail's exit status is in its STATUS */
+	/* A bridged jail's IPv4 addresses, when any jail has one (IPv6 ones
+	 * are too wide for the table: ls -o ip6.addr). */
+	if (any_set(rows, n, field_find("ip4.addr")))
+		c->f[c->n++] = field_find("ip4.addr");
 	for (size_t i = 0; i < nfields; i++)
 		if (is_limit(&fields[i]) && any_set(rows, n, &fields[i]))
 			c->f[c->n++] = &fields[i];

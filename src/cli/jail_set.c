@@ -22,9 +22,11 @@ static void set_usage(FILE *out)
 	      "new name, nothing else does), and the limits nrtask=, memory=, swap=,\n"
 	      "cpus= (its cgroups), cpu_time=, memlock=, data=, nofile= (the rlimits of\n"
 	      "every process of the jail), nice= (their nice value, and the floor\n"
-	      "below which the jail cannot go).  Values are spelled as for cell run and\n"
+	      "below which the jail cannot go), a bridged jail's addresses ip4.addr=,\n"
+	      "ip6.addr= (its interface).  Values are spelled as for cell run and\n"
 	      "as cell ls -n prints them; another parameter may be given its current\n"
-	      "value.  If any one cannot be applied, nothing changes.\n"
+	      "value.  PARAM+=VALUE adds elements to a list, PARAM-=VALUE removes them\n"
+	      "(ip4.addr+=192.0.2.9/24).  If any one cannot be applied, nothing changes.\n"
 	      "\n"
 	      "Parameters that change live:",
 	      out);
@@ -51,12 +53,23 @@ static int parse_words(char **argv, int n, struct jail_change *c, const char **w
 		const struct param *p;
 		int r;
 
+		char op = '=';
+		size_t klen;
+
 		if (eq == NULL || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof(key))
 			return cell_err_set(e, 0, "%s: expected PARAM=VALUE", argv[i]);
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - argv[i]), argv[i]);
+		klen = (size_t)(eq - argv[i]);
+		/* PARAM+=VALUE, PARAM-=VALUE: elements of a list. */
+		if (klen > 1 && (eq[-1] == '+' || eq[-1] == '-'))
+			op = eq[-1], klen--;
+		snprintf(key, sizeof(key), "%.*s", (int)klen, argv[i]);
 		p = param_find(key);
 		if (p == NULL)
 			return cell_err_set(e, 0, "%s: unknown parameter", argv[i]);
+		if (op != '=' && jail_change_mark(c, p->id, op, e) < 0) {
+			cell_err_spell(e, argv[i], NULL);
+			return -1;
+		}
 		/* allow.RULE=BOOL is one rule; NAME=VALUE the whole value. */
 		if (strchr(key, '.') != NULL && p->id == PARAM_ALLOW)
 			r = param_set(&c->values, key, eq + 1, NULL, e);
@@ -66,8 +79,11 @@ static int parse_words(char **argv, int n, struct jail_change *c, const char **w
 			cell_err_spell(e, argv[i], NULL);
 			return -1;
 		}
-		c->params |= (uint64_t)1 << p->id;
+		if (op == '=')
+			jail_change_mark(c, p->id, op, e);
 		words[p->id] = argv[i];
+		if (op != '=' && (p->id == PARAM_IP4 || p->id == PARAM_IP6))
+			words[PARAM_IP4] = words[PARAM_IP6] = argv[i];
 	}
 	return 0;
 }

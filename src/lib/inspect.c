@@ -26,6 +26,7 @@
 #include "cgroup.h"
 #include "cleanup.h"
 #include "landlock.h"
+#include "net.h"
 #include "policy.h"
 #include "proc.h"
 #include "record.h"
@@ -339,6 +340,9 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 	}
 	/* "policy" is the parameter (on or off); its rules go beside it. */
 	json_object_set_new(j, "rules", policy_of(state));
+	/* Its network: the mode, the bridge and interfaces, addresses,
+	 * published ports, and while it runs cell-net's counters. */
+	json_object_set_new(j, "network", net_inspect(state, running ? pid : 0));
 	*out = j;
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include "cgroup.h"
 #include "cleanup.h"
 #include "idrange.h"
+#include "net.h"
 #include "testpoint.h"
 #include "proc.h"
 #include "record.h"
@@ -136,16 +137,23 @@ static void release_ids(const json_t *state, int dirfd)
 int jail_release(int rootfd, struct jail *j, bool remove, struct cell_err *e)
 {
 	json_t *rec;
+	bool net_was = net_record_active(j->state);
 
 	if (release_cgroups(j->state, e) < 0)
 		return cell_err_prefix(e, "jail %s", j->dir.name);
 	testpoint_pause("release:cgroups");
+	/* Its network's rules, veth and (its last jail gone) bridge, which
+	 * outlive the jail's namespace; idempotent, so a record a killed
+	 * cell left (even "creating") is torn down again safely. */
+	if (net_release(j->state, e) < 0)
+		return cell_err_prefix(e, "jail %s", j->dir.name);
+	testpoint_pause("release:net");
 	if (remove || record_autoremove(j->state)) {
 		release_ids(j->state, j->dir.dirfd);
 		return store_jail_remove(rootfd, &j->dir, e);
 	}
 	rec = j->state;
-	if (has_phase(rec, "stopped") && json_is_null(json_object_get(rec, "cgroup")))
+	if (has_phase(rec, "stopped") && json_is_null(json_object_get(rec, "cgroup")) && !net_was)
 		return 0; /* nothing changed since it was last marked */
 	json_object_set_new(rec, "state", json_string("stopped"));
 	json_object_set_new(rec, "cgroup", json_null());
@@ -262,7 +270,7 @@ int jail_reap_cb(int rootfd, int dirfd, const char *name, void *ctx)
 		return -1;
 	/* Only its cgroups: the store removes the directory. */
 	if (jail_load(rootfd, &j, &e) < 0 || j.running || !j.autoremove ||
-	    release_cgroups(j.state, &e) < 0) {
+	    release_cgroups(j.state, &e) < 0 || net_release(j.state, &e) < 0) {
 		errno = EEXIST;
 		ret = -1;
 	} else {

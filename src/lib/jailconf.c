@@ -448,7 +448,7 @@ static bool is_list(const char *key)
 {
 	const struct param *p = param_find(key);
 
-	return p != NULL && p->type == PARAM_LIST && strchr(key, '.') == NULL;
+	return p != NULL && p->type == PARAM_LIST && !(p->id == PARAM_ALLOW && strchr(key, '.'));
 }
 
 /* The values after `key =` or `key +=`, up to and with the ';'. */

@@ -100,6 +100,7 @@
 #include "init.h"
 #include "jail.h"
 #include "logfile.h"
+#include "net.h"
 #include "param.h"
 #include "policy.h"
 #include "rlimit.h"
@@ -402,8 +403,8 @@ static json_t *output_of(const struct jail_spec *s, bool kept, int fd)
  * (record.h).  PHASE is "creating" (PID is then cell's own: a record
  * that outlives its creator names the cgroups to remove) or "running". */
 static json_t *state_record(const struct jail_spec *s, const struct launch_opts *o,
-			    const struct cgroup *cg, pid_t pid, unsigned long long start, int jid,
-			    time_t created, const char *phase)
+			    const struct cgroup *cg, const struct net_plan *net, pid_t pid,
+			    unsigned long long start, int jid, time_t created, const char *phase)
 {
 	struct record_run run = {.jid = jid,
 				 .pid = pid,
@@ -437,6 +438,11 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 		return NULL;
 	}
 
+	/* A bridged jail's network, as chosen: what its teardown needs. */
+	if (rec != NULL && net_record(rec, net) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
 	if (rec != NULL && o->record_extra != NULL &&
 	    json_object_update(rec, (json_t *)o->record_extra) < 0) {
 		json_decref(rec);
@@ -447,8 +453,8 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 
 static int record_state(struct store_jail *j, const struct jail_spec *s,
 			const struct launch_opts *o, const struct cgroup *cg,
-			const struct idrange *ids, pid_t pid, time_t created, const char *phase,
-			struct cell_err *e)
+			const struct net_plan *net, const struct idrange *ids, pid_t pid,
+			time_t created, const char *phase, struct cell_err *e)
 {
 	unsigned long long start;
 	json_t *st;
@@ -457,7 +463,7 @@ static int record_state(struct store_jail *j, const struct jail_spec *s,
 	if (proc_start_time(pid, &start) < 0)
 		return cell_err_set(e, errno, "jail %s: read start time of pid %d", s->name,
 				    (int)pid);
-	st = state_record(s, o, cg, pid, start, j->jid, created, phase);
+	st = state_record(s, o, cg, net, pid, start, j->jid, created, phase);
 	/* The range of host ids the jail holds (idrange.h): its removal
 	 * gives it back. */
 	if (st == NULL || json_object_set_new(st, "idmap", idrange_to_json(ids)) < 0) {
@@ -478,7 +484,9 @@ struct launch {
 	struct cgroup cg;
 	struct run r;
 	struct store_jail jail;
-	struct idrange ids; /* the jail's host ids; count 0: none */
+	struct idrange ids;  /* the jail's host ids; count 0: none */
+	struct net_plan net; /* a bridged jail's network (net.h) */
+	int netns_fd;	     /* the jail's network namespace, for cell-net; -1: its pid's */
 	int rootfd;
 	int sv[2];
 	time_t created;
@@ -590,9 +598,9 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
 
-	if (rootfs_check(s, &l->child.pin, e) < 0 || rlimit_check(s, e) < 0 ||
-	    cgroup_check_cpus(s->limits.cpus_milli, e) < 0 || open_joined(l, e) < 0 ||
-	    policy_build(s, &l->child.policy, e) < 0)
+	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
+	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
+	    open_joined(l, e) < 0 || policy_build(s, &l->child.policy, e) < 0)
 		return -1;
 	return 0;
 }
@@ -689,8 +697,9 @@ static int stage_cgroups(struct launch *l, struct cell_err *e)
 	const struct jail_spec *s = l->spec;
 
 	if (cgroup_plan(&l->cg, s, l->opts->state_root, e) < 0 ||
-	    (l->cg.layout != CGROUP_NONE && record_state(&l->jail, s, l->opts, &l->cg, &l->ids,
-							 getpid(), l->created, "creating", e) < 0))
+	    (l->cg.layout != CGROUP_NONE &&
+	     record_state(&l->jail, s, l->opts, &l->cg, &l->net, &l->ids, getpid(), l->created,
+			  "creating", e) < 0))
 		return -1;
 	testpoint_pause("run:recorded");
 	if (cgroup_make(&l->cg, s, e) < 0)
@@ -754,6 +763,12 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	}
 	if (c->own.helper > 0 && ns_own_finish(&c->own, e) < 0)
 		return -1;
+	/* The network namespace made with the jail's user namespace is
+	 * the jail's before its first process has joined it: cell-net gets
+	 * this one, not what /proc/PID/ns/net says at that moment. */
+	if (l->net.bridged && c->own.net >= 0 &&
+	    (l->netns_fd = fcntl(c->own.net, F_DUPFD_CLOEXEC, 3)) < 0)
+		return cell_err_set(e, errno, "jail %s: its network namespace", s->name);
 	return 0;
 }
 
@@ -777,6 +792,69 @@ static void undo_files(struct launch *l)
 	init_plan_clear(c);
 	free(c->attach);
 	c->attach = NULL;
+	if (l->netns_fd >= 0)
+		close(l->netns_fd);
+	l->netns_fd = -1;
+}
+
+/*
+ * address: a bridged jail's addresses chosen under the root's network
+ * lock and recorded ("creating", with what the teardown needs) before
+ * the lock goes and before anything is made: a cell killed from here on
+ * leaves a record the next command tears down.  A bridged or joined
+ * jail's hosts, hostname and resolv.conf, which its root binds.
+ */
+static int stage_address(struct launch *l, struct cell_err *e)
+{
+	const struct jail_spec *s = l->spec;
+	int lock = -1, ret;
+
+	if (!net_has_files(s))
+		return 0;
+	if (net_plan(&l->net, s, l->opts->state_root, l->rootfd, l->jail.jid, &lock, e) < 0)
+		return -1;
+	if (l->net.bridged) {
+		ret = record_state(&l->jail, s, l->opts, &l->cg, &l->net, &l->ids, getpid(),
+				   l->created, "creating", e);
+		net_unlock(lock);
+		if (ret < 0)
+			return -1;
+		testpoint_pause("run:net-recorded");
+	}
+	return net_write_files(l->jail.dirfd, s, &l->net, e);
+}
+
+/* net: cell-net setup, with the jail's namespace made and its first
+ * process waiting for "go" (sync 1). */
+static int stage_net(struct launch *l, struct cell_err *e)
+{
+	cleanup_close int own = -1;
+	char path[64];
+
+	if (!l->net.bridged)
+		return 0;
+	if (l->netns_fd < 0) {
+		/* Made by the clone itself: the child's already. */
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)l->r.pid);
+		own = open(path, O_RDONLY | O_CLOEXEC);
+		if (own < 0)
+			return cell_err_set(e, errno, "jail %s: its network namespace",
+					    l->spec->name);
+	}
+	testpoint_pause("run:net");
+	if (net_setup(&l->net, l->spec, l->netns_fd >= 0 ? l->netns_fd : own, e) < 0)
+		return -1;
+	testpoint_pause("run:net-made");
+	return 0;
+}
+
+/* What cell-net made goes: the rules, the veth, the bridge when it was
+ * its last jail's.  (Idempotent: also after a setup that failed.) */
+static void undo_net(struct launch *l)
+{
+	struct cell_err ignored;
+
+	net_teardown(&l->net, &ignored);
 }
 
 /* A time namespace with clock offsets: they can be written only before
@@ -890,7 +968,7 @@ static int stage_start(struct launch *l, struct cell_err *e)
 	struct run *r = &l->r;
 
 	if ((l->cg.layout == CGROUP_V1 && cgroup_add_pid(&l->cg, r->pid, e) < 0) ||
-	    record_state(&l->jail, l->spec, l->opts, &l->cg, &l->ids, r->pid, l->created,
+	    record_state(&l->jail, l->spec, l->opts, &l->cg, &l->net, &l->ids, r->pid, l->created,
 			 l->opts->stop_created ? "created" : "running", e) < 0 ||
 	    send_byte(r, 'g', e) < 0)
 		return -1;
@@ -925,8 +1003,8 @@ static int start_here(struct launch *l, struct cell_err *e)
 
 	if (o->pid_file != NULL && write_pid_file(o->pid_file, l->r.pid, e) < 0)
 		return -1;
-	if (record_state(&l->jail, l->spec, o, &l->cg, &l->ids, l->r.pid, l->created, "running",
-			 e) < 0)
+	if (record_state(&l->jail, l->spec, o, &l->cg, &l->net, &l->ids, l->r.pid, l->created,
+			 "running", e) < 0)
 		return -1;
 	fifo = open_fifo(l->jail.dirfd, l->spec->name, e);
 	if (fifo < 0)
@@ -989,8 +1067,10 @@ static const struct stage stages[] = {
 	{"state", stage_state, undo_state},
 	{"ids", stage_ids, undo_ids},
 	{"cgroups", stage_cgroups, undo_cgroups},
+	{"address", stage_address, NULL},
 	{"files", stage_files, undo_files},
 	{"spawn", stage_spawn, undo_spawn},
+	{"net", stage_net, undo_net},
 	{"start", stage_start, NULL},
 	{"exec", stage_exec, NULL},
 };
@@ -1079,6 +1159,7 @@ static int leave_detached(struct launch *l, struct cell_err *e)
 		ret = -1;
 	if (ret < 0) {
 		/* Nothing half-made: the jail goes as a failed start would. */
+		undo_net(l);
 		undo_spawn(l);
 		undo_files(l);
 		undo_cgroups(l);
@@ -1124,6 +1205,13 @@ static int wait_and_release(struct launch *l, int *status, struct cell_err *e)
 	}
 	if (cgroup_destroy(&l->cg, ret == 0 ? e : &ignored) < 0)
 		ret = -1;
+	if (net_teardown(&l->net, ret == 0 ? e : &ignored) < 0) {
+		/* Kept: its record names the network (and the ids), for the
+		 * next command to tear down and release. */
+		ns_own_close(&l->child.own);
+		store_jail_close(&l->jail);
+		return -1;
+	}
 	undo_ids(l);
 	if (store_jail_remove(l->rootfd, &l->jail, ret == 0 ? e : &ignored) < 0)
 		ret = -1;
@@ -1162,6 +1250,7 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 		.child = {.spec = s, .opts = &o, .sock = -1, .fifo_fd = -1},
 		.jail = {.dirfd = -1},
 		.rootfd = -1,
+		.netns_fd = -1,
 		.sv = {-1, -1},
 		.created = time(NULL),
 	};
@@ -1189,6 +1278,7 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 	if (l.rootfd >= 0)
 		close(l.rootfd);
 	ns_own_reap(&l.child.own);
+	net_plan_free(&l.net);
 	return ret;
 }
 

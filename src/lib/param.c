@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "netaddr.h"
 
 /* ---- the spec's fields ---- */
 
@@ -44,9 +45,11 @@ STR_FIELD(domainname_of, domainname)
 STR_FIELD(rootfs_of, rootfs)
 STR_FIELD(workdir_of, proc.cwd)
 STR_FIELD(cgroup_parent_of, cgroup_parent)
+STR_FIELD(ifname_of, network.ifname)
 BOOL_FIELD(rw_of, rw)
 BOOL_FIELD(init_of, init)
 BOOL_FIELD(policy_of, policy)
+BOOL_FIELD(nat_of, network.nat)
 BOOL_FIELD(init_given_of, init_given)
 BOOL_FIELD(has_nice_of, limits.has_nice)
 NUM_FIELD(nrtask_of, nrtask)
@@ -618,27 +621,214 @@ static void clear_user(const struct param *p, struct jail_spec *s)
 	s->proc.gid = 0;
 }
 
+/* net: none, host, bridge[:NAME] (cell0 by default), ns:PATH. */
 static int parse_net(const struct param *p, struct jail_spec *s, const char *text,
 		     struct cell_err *e)
 {
-	if (text != NULL && strcmp(text, "none") == 0)
-		s->net = JAIL_NET_NONE;
-	else if (text != NULL && strcmp(text, "host") == 0)
-		s->net = JAIL_NET_HOST;
-	else
-		return cell_err_set(e, 0, "expected none or host");
+	const char *usage = "expected none, host, bridge[:NAME] or ns:PATH";
+	char *copy = NULL;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "%s", usage);
+	if (strncmp(text, "bridge:", 7) == 0 && netaddr_check_bridge(text + 7, e) < 0)
+		return -1;
+	if (strncmp(text, "ns:", 3) == 0 && text[3] != '/')
+		return cell_err_set(e, 0, "ns:PATH: the path must be absolute");
+	if (strncmp(text, "bridge:", 7) == 0 || strncmp(text, "ns:", 3) == 0) {
+		copy = strdup(strchr(text, ':') + 1);
+		if (copy == NULL)
+			return cell_err_set(e, ENOMEM, "%s", "");
+	} else if (strcmp(text, "none") != 0 && strcmp(text, "host") != 0 &&
+		   strcmp(text, "bridge") != 0) {
+		return cell_err_set(e, 0, "%s", usage);
+	}
+	free(s->network.bridge);
+	free(s->network.ns_path);
+	s->network.bridge = s->network.ns_path = NULL;
+	if (text[0] == 'n' && text[1] == 's') {
+		s->net = JAIL_NET_NS;
+		s->network.ns_path = copy;
+	} else if (text[0] == 'b') {
+		s->net = JAIL_NET_BRIDGE;
+		s->network.bridge = copy;
+	} else {
+		s->net = strcmp(text, "host") == 0 ? JAIL_NET_HOST : JAIL_NET_NONE;
+	}
 	return 0;
 }
 
 static int format_net(const struct param *p, const struct jail_spec *s, size_t i, char **out)
 {
 	*out = NULL;
-	return i > 0 ? 0 : dup_out(s->net == JAIL_NET_HOST ? "host" : "none", out);
+	if (i > 0)
+		return 0;
+	switch (s->net) {
+	case JAIL_NET_BRIDGE:
+		if (s->network.bridge == NULL)
+			return dup_out("bridge", out);
+		return asprintf(out, "bridge:%s", s->network.bridge) < 0 ? (*out = NULL, -1) : 1;
+	case JAIL_NET_NS:
+		return asprintf(out, "ns:%s", s->network.ns_path) < 0 ? (*out = NULL, -1) : 1;
+	case JAIL_NET_HOST:
+		return dup_out("host", out);
+	default:
+		return dup_out("none", out);
+	}
 }
 
 static void clear_net(const struct param *p, struct jail_spec *s)
 {
+	free(s->network.bridge);
+	free(s->network.ns_path);
+	s->network.bridge = s->network.ns_path = NULL;
 	s->net = JAIL_NET_NONE;
+}
+
+/* ---- the network's lists (struct jail_network) ---- */
+
+static int strv_push(char ***v, size_t *n, const char *text, struct cell_err *e)
+{
+	char *copy = strdup(text), **grown;
+
+	grown = copy != NULL ? realloc(*v, (*n + 1) * sizeof(*grown)) : NULL;
+	if (grown == NULL) {
+		free(copy);
+		return cell_err_set(e, ENOMEM, "%s", "");
+	}
+	grown[(*n)++] = copy;
+	*v = grown;
+	return 0;
+}
+
+static void strv_clear(char ***v, size_t *n)
+{
+	param_strv_free(*v, *n);
+	*v = NULL;
+	*n = 0;
+}
+
+/* The list a row of the network keeps its elements in. */
+static void net_list(const struct param *p, const struct jail_spec *s, char ***v, size_t **n)
+{
+	struct jail_network *net = &MUT(s)->network;
+
+	switch (p->id) {
+	case PARAM_IP6:
+		*v = net->ip6, *n = &net->nip6;
+		break;
+	case PARAM_GATEWAY:
+		*v = net->gateway, *n = &net->ngateway;
+		break;
+	case PARAM_PUBLISH:
+		*v = net->publish, *n = &net->npublish;
+		break;
+	case PARAM_DNS:
+		*v = net->dns, *n = &net->ndns;
+		break;
+	default:
+		*v = net->ip4, *n = &net->nip4;
+		break;
+	}
+}
+
+static int format_net_list(const struct param *p, const struct jail_spec *s, size_t i, char **out)
+{
+	char **v;
+	size_t *n;
+
+	*out = NULL;
+	net_list(p, s, &v, &n);
+	return i >= *n ? 0 : dup_out(v[i], out);
+}
+
+static void clear_net_list(const struct param *p, struct jail_spec *s)
+{
+	struct jail_network *net = &s->network;
+
+	switch (p->id) {
+	case PARAM_IP6:
+		strv_clear(&net->ip6, &net->nip6);
+		break;
+	case PARAM_GATEWAY:
+		strv_clear(&net->gateway, &net->ngateway);
+		break;
+	case PARAM_PUBLISH:
+		strv_clear(&net->publish, &net->npublish);
+		break;
+	case PARAM_DNS:
+		strv_clear(&net->dns, &net->ndns);
+		break;
+	default:
+		strv_clear(&net->ip4, &net->nip4);
+		break;
+	}
+}
+
+/* ip4.addr and ip6.addr (and --ip, which is ip4.addr's flag): ADDR[/PREFIX],
+ * into the list of its family whichever name gave it. */
+static int parse_ip(const struct param *p, struct jail_spec *s, const char *text,
+		    struct cell_err *e)
+{
+	char buf[NETADDR_TEXT];
+	struct netaddr a;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "needs a value");
+	if (netaddr_parse(text, true, &a, e) < 0)
+		return -1;
+	netaddr_format(&a, buf, sizeof(buf));
+	if (a.family == AF_INET)
+		return strv_push(&s->network.ip4, &s->network.nip4, buf, e);
+	return strv_push(&s->network.ip6, &s->network.nip6, buf, e);
+}
+
+/* gateway: ADDR[/PREFIX], the bridge's address of a family (at most one
+ * each: spec_check()). */
+static int parse_gateway(const struct param *p, struct jail_spec *s, const char *text,
+			 struct cell_err *e)
+{
+	char buf[NETADDR_TEXT];
+	struct netaddr a;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "needs a value");
+	if (netaddr_parse(text, true, &a, e) < 0)
+		return -1;
+	netaddr_format(&a, buf, sizeof(buf));
+	return strv_push(&s->network.gateway, &s->network.ngateway, buf, e);
+}
+
+static int parse_publish(const struct param *p, struct jail_spec *s, const char *text,
+			 struct cell_err *e)
+{
+	char buf[NETADDR_TEXT + 32];
+	struct netport port;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "needs a value");
+	if (netport_parse(text, &port, e) < 0)
+		return -1;
+	netport_format(&port, buf, sizeof(buf));
+	return strv_push(&s->network.publish, &s->network.npublish, buf, e);
+}
+
+static int parse_dns(const struct param *p, struct jail_spec *s, const char *text,
+		     struct cell_err *e)
+{
+	char buf[NETADDR_TEXT];
+	struct netaddr a;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "needs a value");
+	if (netaddr_parse(text, false, &a, e) < 0)
+		return -1;
+	netaddr_format(&a, buf, sizeof(buf));
+	return strv_push(&s->network.dns, &s->network.ndns, buf, e);
+}
+
+static int check_ifname(const char *v, struct cell_err *e)
+{
+	return netaddr_check_ifname(v, e);
 }
 
 static int parse_userns(const struct param *p, struct jail_spec *s, const char *text,
@@ -777,9 +967,37 @@ const struct param param_table[PARAM_COUNT] = {
 	[PARAM_USER] = {PARAM_USER, "user", NULL, "--user", 'u', NULL, "UID[:GID]",
 			"run as UID (GID: the jail's /etc/passwd, else UID)", PARAM_GROUP_PROCESS,
 			.process = true, OWN(PARAM_STRING, parse_user, format_user, clear_user)},
-	[PARAM_NET] = {PARAM_NET, "net", NULL, "--net", 0, NULL, "none|host",
-		       "own namespace with loopback only (default), or the\nhost's",
+	[PARAM_NET] = {PARAM_NET, "net", "vnet", "--net", 0, NULL, "MODE",
+		       "none: own namespace, loopback only (default);\n"
+		       "host: the host's; bridge[:NAME]: a veth on bridge\n"
+		       "NAME (cell0); ns:PATH: join that namespace",
 		       PARAM_GROUP_NETWORK, OWN(PARAM_STRING, parse_net, format_net, clear_net)},
+	[PARAM_IP4] = {PARAM_IP4, "ip4.addr", NULL, "--ip", 0, NULL, "ADDR/PREFIX",
+		       "the jail's address on the bridge (repeatable, IPv4\n"
+		       "or IPv6; default: the next free one)",
+		       PARAM_GROUP_NETWORK, .live = true,
+		       OWN(PARAM_LIST, parse_ip, format_net_list, clear_net_list)},
+	[PARAM_IP6] = {PARAM_IP6, "ip6.addr", NULL, NULL, 0, NULL, NULL, NULL, PARAM_GROUP_NETWORK,
+		       .live = true, OWN(PARAM_LIST, parse_ip, format_net_list, clear_net_list)},
+	[PARAM_GATEWAY] = {PARAM_GATEWAY, "gateway", NULL, "--gateway", 0, NULL, "ADDR[/P]",
+			   "the bridge's address, IPv4 and/or IPv6 (cell0:\n"
+			   "10.89.0.1/24 and fd89::1/64)",
+			   PARAM_GROUP_NETWORK,
+			   OWN(PARAM_LIST, parse_gateway, format_net_list, clear_net_list)},
+	[PARAM_VNET_IF] = {PARAM_VNET_IF, "vnet.interface", NULL, NULL, 0, NULL, NULL, NULL,
+			   PARAM_GROUP_NETWORK, STRING(ifname_of, check_ifname)},
+	[PARAM_PUBLISH] = {PARAM_PUBLISH, "publish", NULL, "--publish", 'p', NULL, "PORTS",
+			   "[HOSTADDR:]HOSTPORT:JAILPORT[/tcp|/udp]: forward a\n"
+			   "host port to the jail (repeatable)",
+			   PARAM_GROUP_NETWORK,
+			   OWN(PARAM_LIST, parse_publish, format_net_list, clear_net_list)},
+	[PARAM_NAT] = {PARAM_NAT, "nat", NULL, "--nat", 0, "true", NULL,
+		       "masquerade the bridge's traffic out (default)", PARAM_GROUP_NETWORK,
+		       BOOLEAN(nat_of, true), .no_flag = "--no-nat",
+		       .no_help = "no masquerade of the bridge's traffic out"},
+	[PARAM_DNS] = {PARAM_DNS, "dns", NULL, "--dns", 0, NULL, "ADDR",
+		       "a nameserver of the jail's resolv.conf (repeatable)", PARAM_GROUP_NETWORK,
+		       OWN(PARAM_LIST, parse_dns, format_net_list, clear_net_list)},
 	[PARAM_USERNS] = {PARAM_USERNS, "userns", NULL, "--userns", 0, NULL, "private|host",
 			  "the jail's ids a range of host ids of its own\n"
 			  "(default), or the host's: its root is the host's\n"

@@ -139,6 +139,29 @@ uint64_t policy_default_caps(void)
 	       CAP(SETUID) | CAP(SETPCAP) | CAP(NET_BIND_SERVICE) | CAP(SYS_CHROOT);
 }
 
+/* A network namespace of the jail's own: --net none and bridge. */
+static bool own_netns(const struct jail_spec *s)
+{
+	return s->net == JAIL_NET_NONE || s->net == JAIL_NET_BRIDGE;
+}
+
+/* --net ns:PATH: joined by path, as an OCI config joins one (launch.c
+ * opens and checks it at prepare). */
+static int join_netns(struct jail_spec *s, struct cell_err *e)
+{
+	struct jail_mechanisms *m = &s->mech;
+
+	m->ns_join = calloc(1, sizeof(*m->ns_join));
+	if (m->ns_join == NULL || (m->ns_join[0].path = strdup(s->network.ns_path)) == NULL) {
+		free(m->ns_join);
+		m->ns_join = NULL;
+		return cell_err_set(e, ENOMEM, "net");
+	}
+	m->ns_join[0].type = CLONE_NEWNET;
+	m->nns_join = 1;
+	return 0;
+}
+
 int policy_defaults(struct jail_spec *s, struct cell_err *e)
 {
 	struct jail_mechanisms *m = &s->mech;
@@ -152,8 +175,11 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	/* --allow sysvipc shares the host's SysV IPC and message queues. */
 	if (!(s->allow & JAIL_ALLOW_SYSVIPC))
 		m->ns_new |= CLONE_NEWIPC;
-	if (s->net == JAIL_NET_NONE)
+	/* A bridged jail's namespace is new too: cell-net gives it its veth. */
+	if (own_netns(s))
 		m->ns_new |= CLONE_NEWNET;
+	if (s->net == JAIL_NET_NS && join_netns(s, e) < 0)
+		return -1;
 	/* The jail's root is not the host's: a user namespace of its own,
 	 * its ids a range of host ids no one else holds (idrange.h), joined
 	 * last, so that it owns none of the jail's other namespaces or
@@ -166,7 +192,7 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 		 * (NET_BIND_SERVICE, with --allow raw_sockets NET_RAW) count
 		 * over the network namespace's owner.  The helper makes it,
 		 * while cell makes the rest. */
-		if (s->net == JAIL_NET_NONE)
+		if (own_netns(s))
 			m->userns_owns = CLONE_NEWNET;
 	}
 	if (!s->policy)
@@ -179,7 +205,7 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	if (s->allow & JAIL_ALLOW_SET_HOSTNAME) {
 		keep |= CAP(SYS_ADMIN);
 		m->own_userns = true;
-		m->userns_owns |= CLONE_NEWUTS | (s->net == JAIL_NET_NONE ? CLONE_NEWNET : 0);
+		m->userns_owns |= CLONE_NEWUTS | (own_netns(s) ? CLONE_NEWNET : 0);
 	}
 	if (s->allow & JAIL_ALLOW_RAW_SOCKETS)
 		keep |= CAP(NET_RAW);

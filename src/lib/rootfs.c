@@ -991,12 +991,65 @@ int rootfs_clone_root(const char *what, const struct rootfs_pin *pin, struct cel
 	return take_fd(&root);
 }
 
+/*
+ * A bridged or joined network's files, which net.c wrote in the jail's
+ * state directory: each cloned (before the root covers that directory)
+ * and bound read-only over the root's /etc/hosts, /etc/hostname and
+ * /etc/resolv.conf, where the root has that file (a symlink there, say
+ * resolv.conf -> ../run/..., is left as it is: never followed).
+ */
+static const char *const net_files[] = {"hosts", "hostname", "resolv.conf"};
+#define NNET_FILES (sizeof(net_files) / sizeof(net_files[0]))
+
+static void net_files_close(int *fds)
+{
+	for (size_t i = 0; i < NNET_FILES; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static int clone_net_files(const char *attach, int *fds, struct cell_err *e)
+{
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < NNET_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/%s", attach, net_files[i]);
+		fds[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (fds[i] < 0 || mount_setattr(fds[i], "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+			return cell_err_set(e, errno, "bind the jail's /etc/%s", net_files[i]);
+	}
+	return 0;
+}
+
+static int attach_net_files(int root, int *fds, struct cell_err *e)
+{
+	for (size_t i = 0; i < NNET_FILES; i++) {
+		char target[32];
+		cleanup_close int t = -1;
+		struct stat st;
+
+		snprintf(target, sizeof(target), "etc/%s", net_files[i]);
+		t = rootfs_openat2(root, target, O_PATH | O_NOFOLLOW,
+				   RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (t < 0 || fstat(t, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (move_mount(fds[i], "", t, "",
+			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			return cell_err_set(e, errno, "bind the jail's /%s", target);
+	}
+	return 0;
+}
+
 int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,
 		 const struct rootfs_ids *ids, struct cell_err *e)
 {
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV};
 	const char *what = s->rootfs != NULL ? s->rootfs : "/";
 	cleanup_close int root = -1;
+	int netf[NNET_FILES] = {-1, -1, -1};
+	int ret;
 
 	/* An OCI config's tree: its own list of mounts (rootfs_oci.c). */
 	if (s->mech.mounts_given)
@@ -1009,6 +1062,9 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 	/* 2. The new root: a detached recursive clone of the source. */
 	root = rootfs_clone_root(what, pin, e);
 	if (root < 0)
+		return -1;
+	if ((s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_NS) &&
+	    clone_net_files(attach, netf, e) < 0)
 		return -1;
 	if (s->rootfs == NULL) {
 		/* The host's files, read-only and without device nodes, before
@@ -1041,7 +1097,10 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 	}
 	if (setup_fresh_mounts(root, s, attach, ids, e) < 0)
 		return -1;
-	if (setup_binds(root, s, ids, e) < 0)
+	/* Before the binds: a --bind over /etc/hosts is the user's word. */
+	ret = netf[0] >= 0 ? attach_net_files(root, netf, e) : 0;
+	net_files_close(netf);
+	if (ret < 0 || setup_binds(root, s, ids, e) < 0)
 		return -1;
 	if (s->rootfs != NULL) {
 		/* Only the root mount: the jail's /tmp, /run and rw binds

@@ -38,6 +38,8 @@
 #include "cleanup.h"
 #include "testpoint.h"
 #include "jail.h"
+#include "net.h"
+#include "netaddr.h"
 #include "param.h"
 #include "record.h"
 #include "rlimit.h"
@@ -46,8 +48,25 @@
 
 void jail_change_init(struct jail_change *c)
 {
-	c->params = 0;
+	c->params = c->add = c->del = 0;
 	spec_init(&c->values);
+}
+
+int jail_change_mark(struct jail_change *c, int id, char op, struct cell_err *e)
+{
+	const struct param *p = param_get(id);
+	uint64_t bits = (uint64_t)1 << id;
+
+	if (op != '=' && p->type != PARAM_LIST)
+		return cell_err_param(e, id, 0, 0, "%c= is for lists", op);
+	if (op != '=' && (id == PARAM_IP4 || id == PARAM_IP6))
+		bits = ((uint64_t)1 << PARAM_IP4) | ((uint64_t)1 << PARAM_IP6);
+	c->params |= bits;
+	if (op == '+')
+		c->add |= bits;
+	else if (op == '-')
+		c->del |= bits;
+	return 0;
 }
 
 void jail_change_free(struct jail_change *c)
@@ -462,6 +481,82 @@ fail:
 	return -1;
 }
 
+/* Whether two elements of list P are one: the same address (the
+ * prefix left out of one given without it), else the same text. */
+static bool same_element(const struct param *p, const char *x, const char *y)
+{
+	struct cell_err ignored;
+	struct netaddr a, b;
+
+	if ((p->id == PARAM_IP4 || p->id == PARAM_IP6 || p->id == PARAM_DNS) &&
+	    netaddr_parse(x, true, &a, &ignored) == 0 && netaddr_parse(y, true, &b, &ignored) == 0)
+		return netaddr_same(&a, &b) &&
+		       (a.prefix < 0 || b.prefix < 0 || a.prefix == b.prefix);
+	return strcmp(x, y) == 0;
+}
+
+/* The elements of list P in S, as text (*N of them). */
+static char **elements(const struct param *p, const struct jail_spec *s, size_t *n)
+{
+	char **v = NULL, *el;
+
+	for (*n = 0; param_format_element(p, s, *n, &el) > 0; (*n)++) {
+		char **grown = realloc(v, (*n + 1) * sizeof(*grown));
+
+		if (grown == NULL) {
+			free(el);
+			param_strv_free(v, *n);
+			return NULL;
+		}
+		v = grown;
+		v[*n] = el;
+	}
+	return v != NULL ? v : calloc(1, sizeof(char *));
+}
+
+/* `+=`: VALS's elements of P appended to WANT's; `-=`: removed from it,
+ * each of them there (else an error naming it). */
+static int apply_list_op(const struct param *p, struct jail_spec *want,
+			 const struct jail_spec *vals, bool add, struct cell_err *e)
+{
+	size_t nhave, nop;
+	char **have = elements(p, want, &nhave), **op = elements(p, vals, &nop);
+	int ret = 0;
+
+	if (have == NULL || op == NULL) {
+		ret = cell_err_set(e, ENOMEM, "%s", p->name);
+		goto out;
+	}
+	if (add) {
+		for (size_t i = 0; i < nop && ret == 0; i++)
+			ret = p->parse(p, want, op[i], e);
+		goto out;
+	}
+	for (size_t k = 0; k < nop; k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < nhave && !found; i++)
+			found = same_element(p, have[i], op[k]);
+		if (!found) {
+			ret = cell_err_param(e, p->id, (int)k, 0, "not in the jail's %s", p->name);
+			goto out;
+		}
+	}
+	p->clear(p, want);
+	for (size_t i = 0; i < nhave && ret == 0; i++) {
+		bool gone = false;
+
+		for (size_t k = 0; k < nop && !gone; k++)
+			gone = same_element(p, have[i], op[k]);
+		if (!gone)
+			ret = p->parse(p, want, have[i], e);
+	}
+out:
+	param_strv_free(have, nhave);
+	param_strv_free(op, nop);
+	return ret;
+}
+
 /* WANT: the jail's spec OLD with the change C; a parameter fixed at the
  * start must keep its value. */
 static int apply_change(const struct jail_spec *old, struct jail_spec *want,
@@ -469,11 +564,16 @@ static int apply_change(const struct jail_spec *old, struct jail_spec *want,
 {
 	for (int id = 0; id < PARAM_COUNT; id++) {
 		const struct param *p = param_get(id);
+		uint64_t bit = (uint64_t)1 << id;
 
 		if (!jail_change_has(c, id))
 			continue;
-		if (param_copy(p, want, &c->values, e) < 0)
+		if ((c->add | c->del) & bit) {
+			if (apply_list_op(p, want, &c->values, (c->add & bit) != 0, e) < 0)
+				return -1;
+		} else if (param_copy(p, want, &c->values, e) < 0) {
 			return -1;
+		}
 		if (!p->live && !param_equal(p, old, want))
 			return cell_err_param(e, id, 0, 0, "cannot be changed in a running jail");
 	}
@@ -659,14 +759,118 @@ static int run_in_jail(struct set_args *a, struct cell_err *e)
 			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 }
 
+/* One address set adds or removes, live. */
+struct addr_op {
+	const char *addr;
+	bool add;
+};
+
+/* The elements of A not in B. */
+static size_t addr_only_in(char *const *a, size_t na, char *const *b, size_t nb, bool add,
+			   struct addr_op *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < na; i++) {
+		bool in = false;
+
+		for (size_t k = 0; k < nb && !in; k++)
+			in = strcmp(a[i], b[k]) == 0;
+		if (!in)
+			out[n++] = (struct addr_op){a[i], add};
+	}
+	return n;
+}
+
+/* The ops done so far undone, last first. */
+static void addr_undo(const json_t *rec, pid_t pid, const struct addr_op *ops, size_t n)
+{
+	struct cell_err ignored;
+
+	while (n-- > 0)
+		net_addr(rec, pid, !ops[n].add, ops[n].addr, &ignored);
+}
+
+/*
+ * The jail's addresses as the change leaves them (ip4.addr, ip6.addr):
+ * each new one given its prefix, refused when another jail holds it
+ * (checked under the root's network lock, *LOCK, held until the record
+ * says them), added to its interface; each gone one removed.  *OPS and
+ * *NOPS: what was done, for the caller to undo.
+ */
+static int set_addrs(int rootfd, struct jail *j, const struct jail_spec *old,
+		     struct jail_spec *want, int *lock, struct addr_op **ops, size_t *nops,
+		     struct cell_err *e)
+{
+	struct jail_network *w = &want->network;
+	const struct jail_network *o = &old->network;
+	size_t n = 0, max = w->nip4 + w->nip6 + o->nip4 + o->nip6;
+
+	*ops = NULL;
+	*nops = 0;
+	if (net_complete(j->state, w, e) < 0)
+		return -1;
+	*ops = calloc(max + 1, sizeof(**ops));
+	if (*ops == NULL)
+		return cell_err_set(e, ENOMEM, "addresses");
+	n += addr_only_in(w->ip4, w->nip4, o->ip4, o->nip4, true, *ops + n);
+	n += addr_only_in(w->ip6, w->nip6, o->ip6, o->nip6, true, *ops + n);
+	n += addr_only_in(o->ip4, o->nip4, w->ip4, w->nip4, false, *ops + n);
+	n += addr_only_in(o->ip6, o->nip6, w->ip6, w->nip6, false, *ops + n);
+	if (n == 0)
+		return 0;
+	if (!net_record_active(j->state))
+		return cell_err_param(e, PARAM_IP4, 0, 0, "the jail has no bridged network");
+	*lock = net_lock(rootfd, e);
+	if (*lock < 0 ||
+	    net_check_free(rootfd, j->dir.name, j->state, PARAM_IP4, w->ip4, w->nip4, o->ip4,
+			   o->nip4, e) < 0 ||
+	    net_check_free(rootfd, j->dir.name, j->state, PARAM_IP6, w->ip6, w->nip6, o->ip6,
+			   o->nip6, e) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (net_addr(j->state, j->pid, (*ops)[i].add, (*ops)[i].addr, e) < 0) {
+			char reason[sizeof(e->msg)];
+
+			snprintf(reason, sizeof(reason), "%s", e->msg);
+			addr_undo(j->state, j->pid, *ops, i);
+			cell_err_param(e, PARAM_IP4, 0, 0, "%s %s: %s (nothing changed)",
+				       (*ops)[i].add ? "add" : "remove", (*ops)[i].addr, reason);
+			return -1;
+		}
+		*nops = i + 1;
+	}
+	return 0;
+}
+
+/* A bridged or joined jail's hosts, hostname and resolv.conf, from the
+ * spec WANT it now has. */
+static int set_files(struct jail *j, const struct jail_spec *want, struct cell_err *e)
+{
+	struct net_plan n;
+	int ret;
+
+	net_plan_init(&n);
+	n.ip4 = want->network.ip4;
+	n.nip4 = want->network.nip4;
+	n.ip6 = want->network.ip6;
+	n.nip6 = want->network.nip6;
+	ret = net_write_files(j->dir.dirfd, want, &n, e);
+	if (ret < 0)
+		cell_err_prefix(e, "changed, but its /etc/hosts could not be written");
+	return ret;
+}
+
 int jail_set(const char *state_root, const char *name, const struct jail_change *c,
 	     struct cell_err *e)
 {
 	struct jail_spec old, want;
 	struct jail j = {.pidfd = -1, .dir = {.dirfd = -1}};
 	struct cgroup cg;
+	struct addr_op *ops = NULL;
+	size_t nops = 0;
 	bool opened = false;
-	int rootfd = -1, ret = -1;
+	int rootfd = -1, ret = -1, lock = -1;
 
 	spec_init(&old);
 	spec_init(&want);
@@ -703,10 +907,24 @@ int jail_set(const char *state_root, const char *name, const struct jail_change 
 		.host = changed(PARAM_HOSTNAME, &old, &want),
 		.domain = changed(PARAM_DOMAINNAME, &old, &want),
 	};
-	if (userns_owner(&j, &a.owner, e) < 0 || run_in_jail(&a, e) < 0)
+	if (userns_owner(&j, &a.owner, e) < 0)
 		goto out;
+	if ((jail_change_has(c, PARAM_IP4) || jail_change_has(c, PARAM_IP6)) &&
+	    set_addrs(rootfd, &j, &old, &want, &lock, &ops, &nops, e) < 0)
+		goto out;
+	if (run_in_jail(&a, e) < 0) {
+		addr_undo(j.state, j.pid, ops, nops);
+		goto out;
+	}
 	ret = 0;
+	/* The jail's /etc/hosts names its addresses and hostname: written
+	 * again in place (the bind shows the same file).  The change is
+	 * made: a failure here is only said. */
+	if (net_has_files(&want) && (nops > 0 || a.host != NULL || a.domain != NULL))
+		ret = set_files(&j, &want, e);
 out:
+	net_unlock(lock);
+	free(ops);
 	cgroup_release(&cg);
 	spec_free(&old);
 	spec_free(&want);

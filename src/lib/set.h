@@ -11,11 +11,18 @@
 
 /* A change: the parameters named (param.h) and their new values. */
 struct jail_change {
-	uint64_t params;	 /* 1 << enum param_id of each parameter named */
+	uint64_t params; /* 1 << enum param_id of each parameter named */
+	/* Of those, the lists whose values are elements to add (`+=`) or
+	 * to remove (`-=`), not the new list. */
+	uint64_t add, del;
 	struct jail_spec values; /* their new values; the others unused */
 };
 
 void jail_change_init(struct jail_change *c);
+/* Marks parameter ID named with operation OP: '=' (its new value), '+'
+ * (elements to add) or '-' (elements to remove: a list's).  ip4.addr and
+ * ip6.addr go together with + and -: each takes either family. */
+int jail_change_mark(struct jail_change *c, int id, char op, struct cell_err *e);
 void jail_change_free(struct jail_change *c);
 static inline bool jail_change_has(const struct jail_change *c, int id)
 {

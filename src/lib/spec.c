@@ -17,6 +17,7 @@
 #include <sys/random.h>
 
 #include "cleanup.h"
+#include "netaddr.h"
 #include "param.h"
 
 #define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -34,6 +35,7 @@ void spec_init(struct jail_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->net = JAIL_NET_NONE;
+	s->network.nat = true;
 	s->policy = true;
 	s->log_size = s->log_keep = -1;
 	s->limits = (struct jail_limits){-1, -1, -1, -1, -1, -1, -1, -1, 0, false};
@@ -129,9 +131,25 @@ static void free_oci_lists(struct jail_spec *s)
 	free_kv(s->res.unified, s->res.nunified);
 }
 
+static void free_network(struct jail_network *n)
+{
+	char **lists[] = {n->ip4, n->ip6, n->gateway, n->publish, n->dns};
+	size_t counts[] = {n->nip4, n->nip6, n->ngateway, n->npublish, n->ndns};
+
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		for (size_t i = 0; i < counts[l]; i++)
+			free(lists[l][i]);
+		free(lists[l]);
+	}
+	free(n->bridge);
+	free(n->ns_path);
+	free(n->ifname);
+}
+
 void spec_free(struct jail_spec *s)
 {
 	free_oci_lists(s);
+	free_network(&s->network);
 	free(s->name);
 	free(s->hostname);
 	free(s->domainname);
@@ -350,6 +368,80 @@ static int check_host_ids(const struct jail_spec *s, struct cell_err *e)
 	return 0;
 }
 
+/* A parameter of the network given to a jail whose mode has no use for
+ * it: said, not ignored. */
+static int needs_mode(int param, const char *what, struct cell_err *e)
+{
+	cell_err_param(e, param, 0, 0, "needs net %s", what);
+	return cell_err_ref(e, PARAM_NET, "net");
+}
+
+/* LIST holds TEXT's address before element I. */
+static bool addr_seen(char *const *list, size_t i, const struct netaddr *a)
+{
+	struct cell_err ignored;
+	struct netaddr b;
+
+	for (size_t k = 0; k < i; k++)
+		if (netaddr_parse(list[k], true, &b, &ignored) == 0 && netaddr_same(a, &b))
+			return true;
+	return false;
+}
+
+/* The addresses of one family's list: each once, none a gateway's. */
+static int check_addrs(const struct jail_network *n, int param, char *const *list, size_t count,
+		       struct cell_err *e)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct netaddr a;
+
+		if (netaddr_parse(list[i], true, &a, e) < 0)
+			return cell_err_param(e, param, (int)i, 0, "not an address");
+		if (addr_seen(list, i, &a))
+			return cell_err_param(e, param, (int)i, 0, "given twice");
+		if (addr_seen(n->gateway, n->ngateway, &a)) {
+			cell_err_param(e, param, (int)i, 0, "is the gateway's address");
+			return cell_err_ref(e, PARAM_GATEWAY, "gateway");
+		}
+	}
+	return 0;
+}
+
+static int check_network(const struct jail_spec *s, struct cell_err *e)
+{
+	const struct jail_network *n = &s->network;
+	bool families[2] = {false, false};
+
+	if (s->net != JAIL_NET_BRIDGE) {
+		if (n->nip4 > 0)
+			return needs_mode(PARAM_IP4, "bridge", e);
+		if (n->nip6 > 0)
+			return needs_mode(PARAM_IP6, "bridge", e);
+		if (n->ngateway > 0)
+			return needs_mode(PARAM_GATEWAY, "bridge", e);
+		if (n->npublish > 0)
+			return needs_mode(PARAM_PUBLISH, "bridge", e);
+		if (n->ifname != NULL)
+			return needs_mode(PARAM_VNET_IF, "bridge", e);
+	}
+	if (n->ndns > 0 && s->net != JAIL_NET_BRIDGE && s->net != JAIL_NET_NS)
+		return needs_mode(PARAM_DNS, "bridge or ns:PATH", e);
+	for (size_t i = 0; i < n->ngateway; i++) {
+		struct netaddr a;
+
+		if (netaddr_parse(n->gateway[i], true, &a, e) < 0)
+			return cell_err_param(e, PARAM_GATEWAY, (int)i, 0, "not an address");
+		if (families[a.family == AF_INET6])
+			return cell_err_param(e, PARAM_GATEWAY, (int)i, 0,
+					      "a second gateway of one family");
+		families[a.family == AF_INET6] = true;
+	}
+	return check_addrs(n, PARAM_IP4, n->ip4, n->nip4, e) < 0 ||
+			       check_addrs(n, PARAM_IP6, n->ip6, n->nip6, e) < 0
+		       ? -1
+		       : 0;
+}
+
 int spec_check(const struct jail_spec *s, struct cell_err *e)
 {
 	/* Each value once more: a spec need not come from text. */
@@ -379,6 +471,8 @@ int spec_check(const struct jail_spec *s, struct cell_err *e)
 		cell_err_param(e, PARAM_SWAP, 0, 0, "needs memory");
 		return cell_err_ref(e, PARAM_MEMORY, "memory");
 	}
+	if (check_network(s, e) < 0)
+		return -1;
 	return check_host_ids(s, e);
 }
 

@@ -27,8 +27,25 @@
 #define JAIL_UTS_MAX  64 /* __NEW_UTS_LEN: hostname and domainname */
 
 enum jail_net {
-	JAIL_NET_NONE, /* own network namespace, only loopback, up */
-	JAIL_NET_HOST, /* share the host's network namespace */
+	JAIL_NET_NONE,	 /* own network namespace, only loopback, up */
+	JAIL_NET_HOST,	 /* share the host's network namespace */
+	JAIL_NET_BRIDGE, /* own namespace, a veth to a bridge of cell's (net.c, cell-net) */
+	JAIL_NET_NS,	 /* join the network namespace at network.ns_path */
+};
+
+/*
+ * A jail's network beyond its mode (--net bridge[:NAME], --net ns:PATH):
+ * the parameters of param.c as text, each element canonical (inet_ntop's
+ * spelling): "192.0.2.5/24", "2001:db8::5" (no prefix: the gateway's,
+ * chosen at the start), publish "[HOSTADDR:]HOSTPORT:JAILPORT/PROTO".
+ */
+struct jail_network {
+	char *bridge;  /* --net bridge:NAME; NULL: cell0 */
+	char *ns_path; /* --net ns:PATH */
+	char **ip4, **ip6, **gateway, **publish, **dns;
+	size_t nip4, nip6, ngateway, npublish, ndns;
+	char *ifname; /* vnet.interface; NULL: eth0 */
+	bool nat;     /* masquerade the bridge's subnets going out (default on) */
 };
 
 /* Whose ids the jail's are (--userns, userns in a jail file). */
@@ -360,6 +377,7 @@ struct jail_spec {
 	size_t nbinds;
 
 	enum jail_net net;
+	struct jail_network network; /* bridge and ns jails */
 	enum jail_userns userns;
 	bool init; /* our reaper is pid 1, the command its child */
 	/* init was given (--init, --no-init, a file's init): else a
