@@ -91,8 +91,9 @@ static int select_jails(const char *cmd, const struct jailconf *c, int argc, cha
 	return 0;
 }
 
-/* Jail J's spec, as `cell run -d` would build it: a clean environment
- * (PATH, and the file's env), no terminal. */
+/* Jail J's spec, as `cell run -d` would build it: the jail's own
+ * environment (the file's env and the defaults, spec_env_jail()), no
+ * terminal. */
 static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, struct jail_spec *s,
 		      char **exec_stop, struct cell_err *e)
 {
@@ -103,6 +104,8 @@ static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, s
 		jailconf_spell(c, j, e);
 		return -1;
 	}
+	if (spec_env_jail(s, NULL, e) < 0)
+		return -1;
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(s, e) < 0)
 		return -1;

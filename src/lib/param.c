@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "passwd.h"
 
 /* ---- the spec's fields ---- */
 
@@ -555,12 +556,34 @@ static void clear_command(const struct param *p, struct jail_spec *s)
 
 /* ---- values of their own ---- */
 
+static void clear_user(const struct param *p, struct jail_spec *s)
+{
+	s->proc.has_user = s->proc.has_gid = false;
+	s->proc.uid = 0;
+	s->proc.gid = 0;
+	free(s->proc.user_name);
+	free(s->proc.group_name);
+	s->proc.user_name = s->proc.group_name = NULL;
+}
+
+/* One side of -u: a number, or a name for the jail's own files. */
+static int parse_user_part(const char *text, unsigned int *id, char **name)
+{
+	if (spec_parse_id(text, id) == 0)
+		return 0;
+	if (!passwd_valid_name(text))
+		return -1;
+	*name = strdup(text);
+	return *name != NULL ? 0 : -2;
+}
+
 static int parse_user(const struct param *p, struct jail_spec *s, const char *text,
 		      struct cell_err *e)
 {
-	cleanup_free char *copy = NULL;
-	unsigned int uid, gid = 0;
+	cleanup_free char *copy = NULL, *user = NULL, *group = NULL;
+	unsigned int uid = 0, gid = 0;
 	char *colon;
+	int r;
 
 	if (text == NULL)
 		return cell_err_set(e, 0, "needs a value");
@@ -570,33 +593,41 @@ static int parse_user(const struct param *p, struct jail_spec *s, const char *te
 	colon = strchr(copy, ':');
 	if (colon != NULL)
 		*colon++ = '\0';
-	if (spec_parse_id(copy, &uid) < 0 || (colon != NULL && spec_parse_id(colon, &gid) < 0))
-		return cell_err_set(e, 0, "expected UID[:GID], numeric");
+	r = parse_user_part(copy, &uid, &user);
+	if (r == 0 && colon != NULL)
+		r = parse_user_part(colon, &gid, &group);
+	if (r == -2)
+		return cell_err_set(e, ENOMEM, "%s", "");
+	if (r < 0)
+		return cell_err_set(e, 0, "expected USER[:GROUP], names or numeric ids");
+	clear_user(p, s);
 	s->proc.has_user = true;
 	s->proc.uid = uid;
 	s->proc.has_gid = colon != NULL;
 	s->proc.gid = gid;
+	s->proc.user_name = take_ptr(&user);
+	s->proc.group_name = take_ptr(&group);
 	return 0;
 }
 
 static int format_user(const struct param *p, const struct jail_spec *s, size_t i, char **out)
 {
+	char u[16], g[16];
+
 	*out = NULL;
 	if (i > 0 || !s->proc.has_user)
 		return 0;
-	if ((s->proc.has_gid ? asprintf(out, "%u:%u", (unsigned)s->proc.uid, (unsigned)s->proc.gid)
-			     : asprintf(out, "%u", (unsigned)s->proc.uid)) < 0) {
+	snprintf(u, sizeof(u), "%u", (unsigned)s->proc.uid);
+	snprintf(g, sizeof(g), "%u", (unsigned)s->proc.gid);
+	if (asprintf(out, "%s%s%s", s->proc.user_name != NULL ? s->proc.user_name : u,
+		     s->proc.has_gid ? ":" : "",
+		     !s->proc.has_gid		  ? ""
+		     : s->proc.group_name != NULL ? s->proc.group_name
+						  : g) < 0) {
 		*out = NULL;
 		return -1;
 	}
 	return 1;
-}
-
-static void clear_user(const struct param *p, struct jail_spec *s)
-{
-	s->proc.has_user = s->proc.has_gid = false;
-	s->proc.uid = 0;
-	s->proc.gid = 0;
 }
 
 static int parse_net(const struct param *p, struct jail_spec *s, const char *text,
@@ -689,9 +720,12 @@ const struct param param_table[PARAM_COUNT] = {
 		       "set a variable; KEY alone copies cell's (repeatable)", PARAM_GROUP_PROCESS,
 		       .process = true, .hidden = true,
 		       OWN(PARAM_LIST, parse_env, format_env, clear_env), .load = load_env},
-	[PARAM_USER] = {PARAM_USER, "user", NULL, "--user", 'u', NULL, "UID[:GID]",
-			"run as UID (GID: the jail's /etc/passwd, else UID)", PARAM_GROUP_PROCESS,
-			.process = true, OWN(PARAM_STRING, parse_user, format_user, clear_user)},
+	[PARAM_USER] = {PARAM_USER, "user", NULL, "--user", 'u', NULL, "USER[:GROUP]",
+			"run as USER, a name of the jail's /etc/passwd or a uid\n"
+			"(GROUP: a name of its /etc/group or a gid; default:\n"
+			"the user's group there, else the uid)",
+			PARAM_GROUP_PROCESS, .process = true,
+			OWN(PARAM_STRING, parse_user, format_user, clear_user)},
 	[PARAM_NET] = {PARAM_NET, "net", NULL, "--net", 0, NULL, "none|host",
 		       "own namespace with loopback only (default), or the\nhost's",
 		       PARAM_GROUP_NETWORK, OWN(PARAM_STRING, parse_net, format_net, clear_net)},

@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# Identity, environment and handles (issue 16): -u NAME[:GROUP] found in
+# the jail's own /etc/passwd and /etc/group, the jail's environment its
+# own, cell exec inheriting the jail's, and a JID naming a jail wherever
+# a name does.
+load helpers
+
+DEFAULT_PATH=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# A busybox root whose users are its own: alice (1500, group 1600
+# "team", supplementary "extra" 1700), bob (1501) without a line in
+# /etc/group, and no user of the host's.
+make_users_root() {
+	ROOT=$WORK/root
+	make_rootfs "$ROOT"
+	mkdir -p "$ROOT/etc" "$ROOT/home/alice"
+	cat >"$ROOT/etc/passwd" <<-'EOF'
+		root:x:0:0:root:/root:/bin/sh
+		alice:x:1500:1600:Alice:/home/alice:/bin/sh
+		bob:x:1501:1501::/:/bin/sh
+		broken:x:notanumber:1::/:/bin/sh
+	EOF
+	cat >"$ROOT/etc/group" <<-'EOF'
+		root:x:0:
+		team:x:1600:
+		extra:x:1700:alice,carol
+		other:x:1800:bob
+	EOF
+}
+
+@test "-u NAME runs as the user the jail's /etc/passwd names, with its group, groups and home" {
+	make_users_root
+	run cell run --rootfs "$ROOT" -u alice -- sh -c 'echo "$(id -u) $(id -g) $(id -G) $HOME"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "1500 1600 1600 1700 /home/alice" ]
+}
+
+@test "-u NAME:GROUP takes the group from the jail's /etc/group" {
+	make_users_root
+	run cell run --rootfs "$ROOT" -u alice:other -- sh -c 'echo "$(id -u) $(id -g)"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "1500 1800" ]
+	run cell run --rootfs "$ROOT" -u bob:1234 -- sh -c 'echo "$(id -u) $(id -g)"'
+	[ "$output" = "1501 1234" ]
+	run cell run --rootfs "$ROOT" -u 42:team -- sh -c 'echo "$(id -u) $(id -g)"'
+	[ "$output" = "42 1600" ]
+}
+
+@test "a numeric -u still works, with the line's group and home when the jail has one" {
+	make_users_root
+	run cell run --rootfs "$ROOT" -u 1500 -- sh -c 'echo "$(id -g) $(id -G) $HOME"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "1600 1600 1700 /home/alice" ]
+	run cell run --rootfs "$ROOT" -u 4321 -- sh -c 'echo "$(id -u) $(id -g) $HOME"'
+	[ "$output" = "4321 4321 /" ]
+}
+
+@test "names are the jail's, not the host's" {
+	make_users_root
+	# The host has a root and usually a nobody; the jail's file has no nobody.
+	run --separate-stderr cell run --rootfs "$ROOT" -u nobody -- true
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "cell: run: jail ${stderr#cell: run: jail }" ]
+	[[ "$stderr" == *'--user nobody: no user "nobody" in the jail'"'"'s /etc/passwd' ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ -z "$(ls -A "$STATE")" ]
+}
+
+@test "a symlinked /etc/passwd is read in the jail's root, never the host's" {
+	make_users_root
+	echo 'hostonly:x:1999:1999::/:/bin/sh' >"$WORK/hostpasswd"
+	rm "$ROOT/etc/passwd"
+	ln -s "$WORK/hostpasswd" "$ROOT/etc/passwd"
+	run --separate-stderr cell run --rootfs "$ROOT" -u hostonly -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *'no user "hostonly"'* ]]
+}
+
+@test "a FIFO at the jail's /etc/passwd or /etc/group is refused, never waited on" {
+	make_users_root
+	rm "$ROOT/etc/group"
+	mkfifo "$ROOT/etc/group"
+	run --separate-stderr timeout 20 "$CELL" --root "$STATE" run --rootfs "$ROOT" -u alice:team -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"--user alice:team: /etc/group: not a regular file"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+@test "a jail without /etc/passwd runs numeric users, and says so for a name" {
+	ROOT=$WORK/bare
+	make_rootfs "$ROOT"
+	run cell run --rootfs "$ROOT" -u 7:8 -- sh -c 'echo "$(id -u) $(id -g) $HOME"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "7 8 /" ]
+	run --separate-stderr cell run --rootfs "$ROOT" -u alice -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *'--user alice: no user "alice" in the jail'"'"'s /etc/passwd' ]]
+}
+
+@test "exec -u NAME and the jail's own user by name resolve in the jail" {
+	make_users_root
+	cell run -d --name users --rootfs "$ROOT" -u alice -- sleep 100 >/dev/null
+	run cell exec users sh -c 'echo "$(id -u) $(id -g) $HOME"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "1500 1600 /home/alice" ]
+	run cell exec -u bob users sh -c 'echo "$(id -u) $(id -G) $HOME"'
+	[ "$output" = "1501 1501 1800 /" ]
+	[ "$(cell ls -n -o user)" = "user=alice" ]
+	run --separate-stderr cell exec -u nosuch users true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == "cell: exec: "*'--user nosuch: no user "nosuch"'* ]]
+}
+
+@test "a jail file's user = NAME resolves in the jail" {
+	make_users_root
+	cat >"$WORK/cell.conf" <<-EOF
+		who {
+		    path = "$ROOT";
+		    user = "alice:extra";
+		    exec.start = "id -u > /tmp/x; id -g >> /tmp/x; sleep 100";
+		}
+	EOF
+	cell up -f "$WORK/cell.conf" >/dev/null
+	run cell exec who cat /tmp/x
+	[ "$status" -eq 0 ]
+	[ "$output" = "1500
+1700" ]
+	cell down -f "$WORK/cell.conf"
+}
+
+@test "the jail's environment: PATH, HOSTNAME, container, HOME, and -e" {
+	make_users_root
+	HOSTVAR=leak run cell run -T --rootfs "$ROOT" --hostname box -u alice -e A=1 -- env
+	[ "$status" -eq 0 ]
+	[ "$(sort <<<"$output")" = "$(printf '%s\n' "$DEFAULT_PATH" HOSTNAME=box container=cell \
+		HOME=/home/alice A=1 | sort)" ]
+	run cell run -T --rootfs "$ROOT" -e HOME=/mine -u alice -- sh -c 'echo $HOME'
+	[ "$output" = /mine ]
+}
+
+@test "a jail file's jail gets the same environment, not cell up's" {
+	cat >"$WORK/cell.conf" <<-EOF
+		envd { env = "A=1"; bind = "$WORK:/srv"; exec.start = "env > /srv/env.new; mv /srv/env.new /srv/env; sleep 100"; }
+	EOF
+	HOSTVAR=leak cell up -f "$WORK/cell.conf" >/dev/null
+	wait_for "$WORK/env"
+	# (the shell of exec.start adds its PWD)
+	run sh -c "grep -v '^PWD=' '$WORK/env' | sort"
+	[ "$output" = "$(printf '%s\n' "$DEFAULT_PATH" HOSTNAME=envd container=cell HOME=/root \
+		A=1 | sort)" ]
+	cell down -f "$WORK/cell.conf"
+}
