@@ -34,6 +34,12 @@ struct param;
 void cli_spell_flags(struct cell_err *e, const struct jail_spec *s);
 void cli_spell_flag_text(struct cell_err *e, const struct param *p, const char *text);
 
+/* A jail named on the command line: a word of digits only is the JID of
+ * a jail of G's root if there is one (`cell exec 3 sh`, as jexec), its
+ * name then returned (a heap copy that lives as long as argv); else the
+ * word itself, a name.  The JID wins over a jail named by those digits. */
+char *cli_jail_arg(const struct cli_global *g, char *word);
+
 /* Same for a message built here; returns 125. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -126,7 +126,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 		cell_err_set(&e, 0, "--tty and --no-tty are exclusive");
 		goto fail;
 	}
-	s.name = strdup(argv[optind]);
+	s.name = strdup(cli_jail_arg(g, argv[optind])); /* a JID names a jail too */
 	if (s.name == NULL)
 		goto oom;
 	optind++;

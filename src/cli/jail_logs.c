@@ -213,6 +213,7 @@ int cmd_logs(const struct cli_global *g, int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("logs", "expected one jail name (see cell logs --help)");
+	argv[optind] = cli_jail_arg(g, argv[optind]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("logs", &e);

@@ -95,6 +95,7 @@ int cmd_set(const struct cli_global *g, int argc, char **argv)
 		return cli_usage_error("set", "no jail named (see cell set --help)");
 	if (optind + 1 >= argc)
 		return cli_usage_error("set", "jail %s: no PARAM=VALUE given", argv[optind]);
+	argv[optind] = cli_jail_arg(g, argv[optind]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	jail_change_init(&change);
 	if (parse_words(argv + optind + 1, argc - optind - 1, &change, words, &e) < 0 ||

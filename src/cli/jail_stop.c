@@ -94,6 +94,7 @@ int cmd_stop(const struct cli_global *g, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct jail j;
 
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 		if (jail_open_existing(rootfd, argv[i], &j, &e) < 0 ||
 		    jail_stop(rootfd, &j, (int)timeout, &e) < 0) {
 			ret = cli_fail("stop", &e);
@@ -141,6 +142,7 @@ int cmd_rm(const struct cli_global *g, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct jail j;
 
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 		if (jail_open_existing(rootfd, argv[i], &j, &e) < 0) {
 			ret = cli_fail("rm", &e);
 			continue;

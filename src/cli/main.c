@@ -15,6 +15,8 @@
 
 #include "cli.h"
 #include "param.h"
+#include "spec.h"
+#include "store.h"
 
 #ifndef CELL_VERSION
 #define CELL_VERSION "unknown"
@@ -87,6 +89,25 @@ void cli_spell_flags(struct cell_err *e, const struct jail_spec *s)
 		text = NULL;
 	cli_spell_flag_text(e, p, text != NULL ? text : "");
 	free(text);
+}
+
+char *cli_jail_arg(const struct cli_global *g, char *word)
+{
+	char name[JAIL_NAME_MAX + 1];
+	char *found = NULL;
+	int rootfd = -1;
+	struct cell_err e;
+
+	/* Only a word of digits can be a JID: no listing for a name. */
+	if (word[0] == '\0' || word[strspn(word, "0123456789")] != '\0')
+		return word;
+	cell_err_clear(&e);
+	if (store_open_root_existing(g->root, &rootfd, &e) < 0 || rootfd < 0)
+		return word;
+	if (store_jid_name(rootfd, word, name, sizeof(name)) == 1)
+		found = strdup(name);
+	close(rootfd);
+	return found != NULL ? found : word;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -176,6 +176,39 @@ static void remove_marker(int rootfd, int jid, const char *name)
 	unlinkat(rootfd, m, 0);
 }
 
+int store_jid_name(int rootfd, const char *word, char *name, size_t size)
+{
+	char prefix[32];
+	size_t plen;
+	struct dirent *de;
+	int found = 0, jid, dup;
+	DIR *d;
+
+	if (word[0] == '\0' || word[strspn(word, "0123456789")] != '\0' || strlen(word) > 9 ||
+	    (jid = atoi(word)) <= 0)
+		return 0;
+	plen = (size_t)snprintf(prefix, sizeof(prefix), ".jid.%d.", jid);
+	dup = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dup < 0 || (d = fdopendir(dup)) == NULL) {
+		if (dup >= 0)
+			close(dup);
+		return 0;
+	}
+	/* The marker names the jail; its own jid file must agree (a marker
+	 * outlives its directory for a moment while a jail is removed). */
+	while (found == 0 && (de = readdir(d)) != NULL) {
+		const char *n = de->d_name + plen;
+
+		if (strncmp(de->d_name, prefix, plen) != 0 || !store_valid_entry(n) ||
+		    read_jid(rootfd, n) != jid || strlen(n) >= size)
+			continue;
+		strcpy(name, n);
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
 /* The default reaper: a directory whose record is missing (a creator's
  * crash before its first write) or names a dead process may go. */
 static int reap_dead(int rootfd, int dirfd, const char *name, void *ctx)

@@ -78,6 +78,12 @@ int store_jail_relock(int rootfd, struct store_jail *j);
 int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e);
 void store_names_free(char **names, size_t n);
 
+/* The name of the jail whose JID is WORD, a word of digits only, into
+ * NAME (SIZE bytes): 1 when there is one, 0 when WORD is no JID of a
+ * jail of the root (or not digits).  Front doors try a word of digits
+ * as a JID first (`cell exec 3 sh`, as jexec). */
+int store_jid_name(int rootfd, const char *word, char *name, size_t size);
+
 /* Replaces state.json with STATE (write to a temporary file, rename). */
 int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e);
 

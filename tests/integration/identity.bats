@@ -150,3 +150,44 @@ make_users_root() {
 		A=1 | sort)" ]
 	cell down -f "$WORK/cell.conf"
 }
+
+# --- a JID names a jail ----------------------------------------------
+
+@test "a JID names a jail wherever a name does: exec, set, inspect, logs, stop, rm" {
+	first_name=$(cell run -d --name first -- sh -c 'echo hello; sleep 100') # a pipe: the log
+	cell run -d --name second -- sleep 100 >/dev/null
+	jid=$(cell ls -n -o name,jid | awk '$1 == "name=second" { sub("jid=", "", $2); print $2 }')
+	[ -n "$jid" ]
+	run cell exec "$jid" hostname
+	[ "$status" -eq 0 ]
+	[ "$output" = second ]
+	cell set "$jid" hostname=renamed
+	[ "$(cell exec second hostname)" = renamed ]
+	[ "$(cell inspect "$jid" | grep '^name=')" = name=second ]
+	first=$(cell ls -n -o name,jid | awk '$1 == "name=first" { sub("jid=", "", $2); print $2 }')
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cell logs "$first")" = hello ] && break
+		sleep 0.05
+	done
+	[ "$(cell logs "$first")" = hello ]
+	cell stop -t 0 "$jid"
+	run cell ls -q
+	[ "$output" = first ]
+	cell rm "$jid"
+	[ "$(cell ls -a -q)" = first ]
+}
+
+@test "a word of digits is the JID of a jail first, else a jail of that name" {
+	cell run -d --name 7 -- sleep 100 >/dev/null
+	cell run -d --name other -- sleep 100 >/dev/null
+	# "7" has JID 1 and "other" 2: "1" is the JID of "7"; "7" no JID, so the name.
+	[ "$(cell exec 1 hostname)" = 7 ]
+	[ "$(cell exec 7 hostname)" = 7 ]
+	[ "$(cell exec 2 hostname)" = other ]
+}
+
+@test "a JID no jail has is no such jail" {
+	run --separate-stderr cell exec 99 true
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "cell: exec: jail 99: no such jail" ]
+}
