@@ -131,6 +131,55 @@ static int check_path(const char *v, struct cell_err *e)
 	return v[0] != '\0' ? 0 : cell_err_set(e, 0, "empty path");
 }
 
+/*
+ * PATH made absolute from the working directory (a jail file's: up works
+ * from the file's directory) into *OUT: "./" prefixes dropped, "." the
+ * directory itself.  Not resolved further: a symlink stays one, for
+ * rootfs_check() to refuse.  The record then names what was meant
+ * whatever directory a later command runs in.
+ */
+static int absolute_path(const char *path, char **out, struct cell_err *e)
+{
+	cleanup_free char *cwd = NULL;
+
+	*out = NULL;
+	if (path[0] == '/') {
+		*out = strdup(path);
+		return *out != NULL ? 0 : cell_err_set(e, ENOMEM, "%s", "");
+	}
+	while (path[0] == '.' && path[1] == '/') {
+		path += 2;
+		while (path[0] == '/')
+			path++;
+	}
+	cwd = getcwd(NULL, 0);
+	if (cwd == NULL)
+		return cell_err_set(e, errno, "current directory");
+	if (strcmp(path, ".") == 0 || path[0] == '\0')
+		path = "";
+	if (asprintf(out, "%s%s%s", cwd, path[0] != '\0' && strcmp(cwd, "/") != 0 ? "/" : "",
+		     path) < 0) {
+		*out = NULL;
+		return cell_err_set(e, ENOMEM, "%s", "");
+	}
+	return 0;
+}
+
+/* The root's path, absolute (absolute_path()). */
+static int parse_rootfs(const struct param *p, struct jail_spec *s, const char *text,
+			struct cell_err *e)
+{
+	char *abs;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "needs a value");
+	if (check_path(text, e) < 0 || absolute_path(text, &abs, e) < 0)
+		return -1;
+	free(s->rootfs);
+	s->rootfs = abs;
+	return 0;
+}
+
 static int check_absolute(const char *v, struct cell_err *e)
 {
 	return v[0] == '/' ? 0 : cell_err_set(e, 0, "must be an absolute path");
@@ -398,16 +447,8 @@ static int parse_bind(const struct param *p, struct jail_spec *s, const char *te
 	}
 	/* A relative source is the caller's: made absolute here, as the
 	 * root switch later changes the directory it would be relative to. */
-	if (src[0] == '/') {
-		b.src = strdup(src);
-	} else {
-		cleanup_free char *cwd = getcwd(NULL, 0);
-
-		if (cwd == NULL)
-			return cell_err_set(e, errno, "current directory");
-		if (asprintf(&b.src, "%s/%s", cwd, src) < 0)
-			b.src = NULL;
-	}
+	if (absolute_path(src, &b.src, e) < 0)
+		return -1;
 	b.dst = strdup(dst);
 	n = b.src != NULL && b.dst != NULL ? realloc(s->binds, (s->nbinds + 1) * sizeof(*n)) : NULL;
 	if (n == NULL) {
@@ -705,7 +746,9 @@ const struct param param_table[PARAM_COUNT] = {
 	[PARAM_PATH] = {PARAM_PATH, "path", "rootfs", "--rootfs", 0, NULL, "DIR",
 			"run in DIR instead of the embedded root (the host's\n"
 			"files, read-only)",
-			PARAM_GROUP_FILESYSTEM, STRING(rootfs_of, check_path)},
+			PARAM_GROUP_FILESYSTEM, .type = PARAM_STRING, .parse = parse_rootfs,
+			.format = format_string, .clear = clear_string, .str = rootfs_of,
+			.check = check_path},
 	[PARAM_RW] = {PARAM_RW, "rw", NULL, "--rw", 0, "true", NULL,
 		      "make the --rootfs root writable", PARAM_GROUP_FILESYSTEM,
 		      BOOLEAN(rw_of, false)},

@@ -191,3 +191,26 @@ make_users_root() {
 	[ "$status" -eq 125 ]
 	[ "$stderr" = "cell: exec: jail 99: no such jail" ]
 }
+
+# --- paths recorded absolute -----------------------------------------
+
+@test "a relative --rootfs and bind source are recorded absolute, from cell's working directory" {
+	make_rootfs "$WORK/root"
+	mkdir "$WORK/data"
+	(cd "$WORK" && "$CELL" --root "$STATE" run -d --name rel --rootfs ./root --bind data:/data \
+		-- sleep 100 >/dev/null)
+	[ "$(cell ls -n -o path,bind)" = "path=$WORK/root bind=$WORK/data:/data" ]
+	# Another directory later means the same jail.
+	(cd / && "$CELL" --root "$STATE" exec rel test -d /data)
+}
+
+@test "a jail file's relative path is its directory's, recorded absolute" {
+	mkdir "$WORK/conf"
+	make_rootfs "$WORK/conf/root"
+	cat >"$WORK/conf/cell.conf" <<-'EOF'
+		relf { path = "root"; exec.start = "sleep 100"; }
+	EOF
+	(cd / && "$CELL" --root "$STATE" up -f "$WORK/conf/cell.conf" >/dev/null)
+	[ "$(cell ls -n -o path)" = "path=$WORK/conf/root" ]
+	cell down -f "$WORK/conf/cell.conf"
+}

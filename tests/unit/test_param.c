@@ -316,6 +316,33 @@ static void a_relative_bind_source_is_made_absolute(void **state)
 	assert_string_equal(text, "/usr/rel/dir:/b/c:ro");
 	free(text);
 	spec_free(&s);
+	parse_one(PARAM_BIND, "./share:/s", &s);
+	assert_string_equal(s.binds[0].src, "/usr/share");
+	spec_free(&s);
+}
+
+static void a_relative_root_path_is_made_absolute(void **state)
+{
+	struct jail_spec s;
+
+	assert_int_equal(chdir("/usr"), 0);
+	parse_one(PARAM_PATH, "rel/root", &s);
+	assert_string_equal(s.rootfs, "/usr/rel/root");
+	spec_free(&s);
+	parse_one(PARAM_PATH, ".//./lib", &s);
+	assert_string_equal(s.rootfs, "/usr/lib");
+	spec_free(&s);
+	parse_one(PARAM_PATH, ".", &s);
+	assert_string_equal(s.rootfs, "/usr");
+	spec_free(&s);
+	assert_int_equal(chdir("/"), 0);
+	parse_one(PARAM_PATH, "srv", &s);
+	assert_string_equal(s.rootfs, "/srv");
+	spec_free(&s);
+	/* Not resolved: a symlink stays one (rootfs_check() refuses it). */
+	parse_one(PARAM_PATH, "/a/../b", &s);
+	assert_string_equal(s.rootfs, "/a/../b");
+	spec_free(&s);
 }
 
 static void lists_format_as_a_jail_file_reads_them(void **state)
@@ -483,6 +510,7 @@ int main(void)
 		cmocka_unit_test(params_are_set_by_their_names_and_aliases),
 		cmocka_unit_test(unknown_names_and_bare_values_are_errors),
 		cmocka_unit_test(a_relative_bind_source_is_made_absolute),
+		cmocka_unit_test(a_relative_root_path_is_made_absolute),
 		cmocka_unit_test(lists_format_as_a_jail_file_reads_them),
 		cmocka_unit_test(a_list_text_replaces_the_list),
 		cmocka_unit_test(json_values_are_typed_and_read_back),
