@@ -345,13 +345,13 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 
 int jail_inspect(const char *state_root, const char *name, json_t **out, struct cell_err *e)
 {
-	cleanup_close int rootfd = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cleanup_close int rootfd = -1;
 	json_t *st;
 	int ret;
 
 	*out = NULL;
-	if (rootfd < 0 && errno != ENOENT)
-		return cell_err_set(e, errno, "state root %s", state_root);
+	if (store_open_root_existing(state_root, &rootfd, e) < 0)
+		return -1;
 	st = rootfd >= 0 ? store_jail_peek(rootfd, name) : NULL;
 	if (st == NULL)
 		return cell_err_set(e, 0, "%s: no such jail", name);
@@ -380,13 +380,14 @@ int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cel
 	*out = NULL;
 	if (pid <= 0)
 		return cell_err_set(e, 0, "pid %d: expected a pid >= 1", (int)pid);
+	if (store_open_root_existing(state_root, &rootfd, e) < 0)
+		return -1;
 	if (ns_inode(pid, "pid", &want) < 0)
 		return errno == ENOENT
 			       ? cell_err_set(e, 0, "pid %d: no such process", (int)pid)
 			       : cell_err_set(e, errno, "pid %d: its pid namespace", (int)pid);
-	rootfd = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return errno == ENOENT ? 0 : cell_err_set(e, errno, "state root %s", state_root);
+		return 0;
 	d = fdopendir(dup(rootfd));
 	if (d == NULL)
 		return cell_err_set(e, errno, "state root %s", state_root);

@@ -48,8 +48,22 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+/* Jails need root (the namespaces, cgroups and id ranges cell makes);
+ * said as such, before "state root /run/cell: Permission denied". */
+static int need_root(struct cell_err *e)
+{
+	if (geteuid() == 0)
+		return 0;
+	cell_err_set(e, 0, "needs root (rootless jails are not supported yet)");
+	e->errnum = EPERM;
+	return -1;
+}
+
 int store_open_root_existing(const char *root, int *rootfd, struct cell_err *e)
 {
+	*rootfd = -1;
+	if (need_root(e) < 0)
+		return -1;
 	*rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (*rootfd < 0 && errno != ENOENT)
 		return cell_err_set(e, errno, "state root %s", root);
@@ -58,8 +72,11 @@ int store_open_root_existing(const char *root, int *rootfd, struct cell_err *e)
 
 int store_open_root(const char *root, int *rootfd, struct cell_err *e)
 {
-	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd;
 
+	if (need_root(e) < 0)
+		return -1;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		if (mkdir_p(root, 0700) < 0)
 			return cell_err_set(e, errno, "state root %s", root);

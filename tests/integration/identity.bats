@@ -214,3 +214,43 @@ make_users_root() {
 	[ "$(cell ls -n -o path)" = "path=$WORK/conf/root" ]
 	cell down -f "$WORK/conf/cell.conf"
 }
+
+# --- without root ----------------------------------------------------
+
+# as_nobody ARG...: cell run as uid/gid 65534 with no groups.
+as_nobody() {
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$CELL" "$@"
+}
+
+@test "without root, a command on jails says it needs root, exit 125, and makes nothing" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
+		skip "$CELL is not executable by nobody"
+	for cmd in "run -- true" "ls" "exec web true" "stop web" "rm web" "inspect web" \
+		"logs web" "set web hostname=x"; do
+		# shellcheck disable=SC2086
+		as_nobody --root "$WORK/nobody-root" $cmd
+		[ "$status" -eq 125 ]
+		[ -z "$output" ]
+		[ "$stderr" = "cell: ${cmd%% *}: needs root (rootless jails are not supported yet)" ]
+	done
+	as_nobody run -- true
+	[ "$stderr" = "cell: run: needs root (rootless jails are not supported yet)" ]
+	[ ! -e "$WORK/nobody-root" ]
+}
+
+@test "without root, help, the version and oci spec still work" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
+		skip "$CELL is not executable by nobody"
+	as_nobody --help
+	[ "$status" -eq 0 ]
+	as_nobody run --help
+	[ "$status" -eq 0 ]
+	as_nobody --version
+	[ "$status" -eq 0 ]
+	as_nobody oci features
+	[ "$status" -eq 0 ]
+	(cd "$WORK" && chmod 777 . && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CELL" oci spec && [ -s config.json ])
+}
