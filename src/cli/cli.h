@@ -54,6 +54,10 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
  * at argv[optind - 1] (unknown, missing its value, or given one it does
  * not take); returns 125. */
 int cli_bad_option(const char *cmd, char **argv, const struct option *opts);
+/* Of the N NAMES, the one nearest WORD by edit distance (a swap of two
+ * neighbours is one edit), if it is near enough to be a typo of it;
+ * else NULL. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
 /* Its words alone, for PROG's (cell, cell-oci) command CMD, into BUF. */
 void cli_bad_option_text(const char *prog, const char *cmd, char **argv, const struct option *opts,
 			 char *buf, size_t size);

@@ -140,6 +140,23 @@ static void usage(FILE *out)
 	fprintf(out, "\nRun 'cell COMMAND --help' for a command's options; see cell(8).\n");
 }
 
+/* `cell: unknown command "rnu" (did you mean "run"?)`; returns 125. */
+static int unknown_command(const char *word)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	const char *near;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[i] = commands[i].name;
+	near = cli_nearest(word, names, sizeof(commands) / sizeof(commands[0]));
+	if (near != NULL)
+		fprintf(stderr, "cell: unknown command \"%s\" (did you mean \"%s\"?)\n", word,
+			near);
+	else
+		fprintf(stderr, "cell: unknown command \"%s\" (see cell --help)\n", word);
+	return CELL_EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -211,7 +228,7 @@ int main(int argc, char **argv)
 			ret = commands[i].run(&g, argc - first, argv + first);
 		}
 	if (ret < 0)
-		ret = cli_usage_error(argv[optind], "unknown command (see cell --help)");
+		ret = unknown_command(argv[optind]);
 	free(absolute);
 	return ret;
 }

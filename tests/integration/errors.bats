@@ -169,7 +169,22 @@ cell_error() {
 }
 
 @test "an unknown command is a one-line error naming it" {
-	cell_error "cell: bogus: unknown command" bogus
+	cell_error 'cell: unknown command "bogus" (see cell --help)' bogus
+}
+
+@test "an unknown command near a known one suggests it" {
+	cell_error 'cell: unknown command "rnu" (did you mean "run"?)' rnu
+	cell_error 'cell: unknown command "exce" (did you mean "exec"?)' exce -- true
+	cell_error 'cell: unknown command "inspcet" (did you mean "inspect"?)' inspcet x
+}
+
+@test "an unknown option near a known one suggests it, of that command's" {
+	cell_error "cell: run: unknown option '--rootf' (did you mean '--rootfs'?)" run --rootf x -- true
+	cell_error "cell: run: unknown option '--memroy' (did you mean '--memory'?)" run --memroy 1M -- true
+	cell_error "cell: exec: unknown option '--wokdir' (did you mean '--workdir'?)" exec --wokdir / x
+	cell_error "cell: run: unknown option '--xyzzy' (see cell run --help)" run --xyzzy -- true
+	# An abbreviation is no option, and not near enough to suggest.
+	cell_error "cell: run: unknown option '--root' (see cell run --help)" run --root x -- true
 }
 
 @test "an unknown global option is a one-line error naming it" {
