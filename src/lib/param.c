@@ -268,6 +268,11 @@ static int parse_number(const struct param *p, struct jail_spec *s, const char *
 
 	if (text == NULL)
 		return cell_err_set(e, 0, "needs a value");
+	/* "max": no limit, the parameter unset (a limit removed by set). */
+	if (strcmp(text, "max") == 0 && p->id != PARAM_NICE) {
+		p->clear(p, s);
+		return 0;
+	}
 	if (p->parse_num(text, &v, e) < 0)
 		return -1;
 	num_put(p, s, v);

@@ -321,6 +321,31 @@ static void a_relative_bind_source_is_made_absolute(void **state)
 	spec_free(&s);
 }
 
+static void max_unsets_a_limit(void **state)
+{
+	static const int ids[] = {PARAM_NRTASK,	  PARAM_MEMORY,	 PARAM_SWAP, PARAM_CPUS,
+				  PARAM_CPU_TIME, PARAM_MEMLOCK, PARAM_DATA, PARAM_NOFILE};
+	struct jail_spec s;
+	struct cell_err e;
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		const struct param *p = param_get(ids[i]);
+
+		spec_init(&s);
+		assert_int_equal(
+			param_parse(p, &s, p->arg[0] == 'S' && p->arg[1] == 'I' ? "64M" : "4", &e),
+			0);
+		assert_true(param_is_set(p, &s));
+		assert_int_equal(param_parse(p, &s, "max", &e), 0);
+		assert_false(param_is_set(p, &s));
+		spec_free(&s);
+	}
+	/* nice has no "no limit". */
+	spec_init(&s);
+	assert_int_equal(param_parse(param_get(PARAM_NICE), &s, "max", &e), -1);
+	spec_free(&s);
+}
+
 static void a_relative_root_path_is_made_absolute(void **state)
 {
 	struct jail_spec s;
@@ -511,6 +536,7 @@ int main(void)
 		cmocka_unit_test(unknown_names_and_bare_values_are_errors),
 		cmocka_unit_test(a_relative_bind_source_is_made_absolute),
 		cmocka_unit_test(a_relative_root_path_is_made_absolute),
+		cmocka_unit_test(max_unsets_a_limit),
 		cmocka_unit_test(lists_format_as_a_jail_file_reads_them),
 		cmocka_unit_test(a_list_text_replaces_the_list),
 		cmocka_unit_test(json_values_are_typed_and_read_back),
