@@ -42,9 +42,10 @@ static const struct option own_opts[] = {
 static const char *const own_help[] = {
 	[PARAM_GROUP_IDENTITY] = "",
 	[PARAM_GROUP_FILESYSTEM] = "",
+	/* (parenthesised: two literals joined on purpose) */
 	[PARAM_GROUP_PROCESS] =
-		"  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
-		"  -T, --no-tty            never give the jail a pty\n",
+		("  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
+		 "  -T, --no-tty            never give the jail a pty\n"),
 	[PARAM_GROUP_POLICY] = "",
 	[PARAM_GROUP_NETWORK] = "",
 };
