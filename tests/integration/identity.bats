@@ -254,3 +254,14 @@ as_nobody() {
 	(cd "$WORK" && chmod 777 . && setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$CELL" oci spec && [ -s config.json ])
 }
+
+@test "exec with a pty gets the caller's TERM, else xterm; without one, the jail's" {
+	cell run -d --name termj -- sleep 100 >/dev/null
+	TERM=vt220 run cell exec -t termj sh -c 'echo "$TERM"' </dev/null
+	[ "$status" -eq 0 ]
+	[ "${output%$'\r'}" = vt220 ]
+	run env -u TERM "$CELL" --root "$STATE" exec -t termj sh -c 'echo "$TERM"' </dev/null
+	[ "${output%$'\r'}" = xterm ]
+	TERM=vt220 run cell exec -T termj sh -c 'echo "${TERM:-none}"'
+	[ "$output" = none ]
+}
