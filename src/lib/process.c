@@ -81,8 +81,13 @@ static int resolve_groups(const struct jail_process *p, const char *name, struct
 
 	if (p->group_name == NULL && (name == NULL || !p->user_env || p->has_groups))
 		return 0;
-	if (userdb_read("/etc/group", &gr, &len, e) < 0)
-		return user_err(e);
+	/* Needed only for a group by name; for the extra groups alone, an
+	 * unreadable file (a FIFO...) means none. */
+	if (userdb_read("/etc/group", &gr, &len, e) < 0) {
+		if (p->group_name != NULL)
+			return user_err(e);
+		cell_err_clear(e);
+	}
 	if (p->group_name != NULL && (gr == NULL || !group_find(gr, len, p->group_name, &id->gid)))
 		return cell_err_param(e, PARAM_USER, 0, 0,
 				      "no group \"%s\" in the jail's /etc/group", p->group_name);
@@ -99,8 +104,10 @@ static int resolve_groups(const struct jail_process *p, const char *name, struct
  * The process's uid, gid, groups and HOME from the spec and the jail's
  * own /etc/passwd and /etc/group (parsed here, never through NSS
  * modules): a name must be there; a uid there gives its group and home;
- * a uid not there is its own group, HOME "/".  For HOME alone (no -u) an
- * unreadable file is no error: HOME is "/".
+ * a uid not there is its own group, HOME "/".  The file is needed for a
+ * name or a primary group (no gid given), and then one that cannot be
+ * read (a FIFO, too large) is an error; for HOME and the extra groups
+ * alone it means none: HOME "/".
  */
 static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cell_err *e)
 {
@@ -118,10 +125,9 @@ static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cel
 	if (!p->has_user && !want_home)
 		return 0;
 	if (userdb_read("/etc/passwd", &pw, &len, e) < 0) {
-		if (p->has_user)
+		if (p->user_name != NULL || (p->has_user && !p->has_gid))
 			return user_err(e);
-		cell_err_clear(e);
-		return 0;
+		cell_err_clear(e); /* pw stays NULL: as if there were none */
 	}
 	if (p->user_name != NULL) {
 		if (pw == NULL || !(found = passwd_find(pw, len, p->user_name, 0, &u)))
