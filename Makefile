@@ -108,8 +108,10 @@ compat: build
 	@./scripts/install-deps.sh compat
 	@./tests/oci/compat.sh $(BUILD)
 
+# cell (and cell-oci), cell(8), the boot unit cell.service; DESTDIR
+# stages them (make install DESTDIR=/tmp/pkg).
 install: build
-	@meson install -C $(BUILD)
+	@meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
 
 format:
 	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c tests/fuzz/*.c src/init/*.c src/gen/*.c

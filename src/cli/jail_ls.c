@@ -28,12 +28,16 @@ struct field {
 	const struct param *p; /* NULL: a fact of the run, from the record */
 };
 
-/* The facts of a run, shown among the parameters in this order. */
-static const char *const run_fields[] = {"jid", "state", "pid", "created", "exit"};
+/* The facts of a run, shown among the parameters in this order.
+ * "status" is the state as people read it ("up 5 minutes"), for the
+ * table (and -o): -n and --json keep the exact facts. */
+static const char *const run_fields[] = {"jid",	    "state",   "status", "pid",
+					 "created", "started", "exit",	 "file"};
 /* The fields in their order: these first, then every other parameter as
  * the table has them. */
-static const char *const first_fields[] = {"name",	 "jid",	 "state",   "pid", "hostname",
-					   "domainname", "path", "created", "exit"};
+static const char *const first_fields[] = {"name",    "jid",	  "state",	"status",
+					   "pid",     "hostname", "domainname", "path",
+					   "created", "started",  "exit",	"file"};
 
 static struct field fields[PARAM_COUNT + sizeof(run_fields) / sizeof(run_fields[0])];
 static size_t nfields;
@@ -66,8 +70,9 @@ static void fields_build(void)
 	nfields = n;
 }
 
-/* The default table: these, then the limits any jail has set. */
-static const char *const default_fields[] = {"name",	 "jid",	 "state",   "pid",
+/* The default table: these, then the limits any jail has set; its
+ * times as people read them ("up 5 minutes", "2 hours ago"). */
+static const char *const default_fields[] = {"name",	 "jid",	 "status",  "pid",
 					     "hostname", "path", "created", NULL};
 
 static bool is_limit(const struct field *f)
@@ -77,16 +82,19 @@ static bool is_limit(const struct field *f)
 
 static void ls_usage(FILE *out)
 {
-	fputs("Usage: cell ls [-a] [-q | -n | --json] [-o FIELD,...]\n"
+	fputs("Usage: cell ls [-a] [-q | -n | --json] [-o FIELD,...] [NAME...]\n"
 	      "\n"
-	      "List the running jails, one row each: NAME, JID, STATE, PID, HOSTNAME,\n"
-	      "PATH (the --rootfs; \"-\" for the embedded root), CREATED, and the limits\n"
-	      "set on any of them.  Values are spelled as cell set and jail files take\n"
-	      "them (64M, 0.5, a list as \"a, b\"); times are ISO 8601 UTC; --json has\n"
-	      "the same keys with typed values (sizes in bytes, lists as arrays).\n"
+	      "List the running jails (only the NAMEs, running or stopped, when given),\n"
+	      "one row each: NAME, JID, STATUS (\"up 5 minutes\", \"exited (4) 2 minutes\n"
+	      "ago\"), PID, HOSTNAME, PATH (the --rootfs; \"-\" for the embedded root),\n"
+	      "CREATED (\"5 minutes ago\"), and the limits set on any of them.  Values\n"
+	      "are spelled as cell set and jail files take them (64M, 0.5, a list as\n"
+	      "\"a, b\"); with -o, -n and --json times are exact, ISO 8601 UTC, and the\n"
+	      "state one word (running, stopped); --json has the same keys with typed\n"
+	      "values (sizes in bytes, lists as arrays).  A NAME that is no jail is an\n"
+	      "error (the others are listed).\n"
 	      "\n"
-	      "  -a, --all          stopped jails too (with EXIT, their exit status, when\n"
-	      "                     it is known)\n"
+	      "  -a, --all          stopped jails too\n"
 	      "  -q, --quiet        names only, one per line\n"
 	      "  -n, --params       name=value pairs, spelled as the parameters of cell set\n"
 	      "                     and the jail file (every field but env)\n"
@@ -125,6 +133,8 @@ struct row {
 	struct jail_spec spec;
 };
 
+static char *human_status(const json_t *rec);
+
 /* The field's typed value, a new reference; null when not set. */
 static json_t *field_json(const struct row *r, const struct field *f)
 {
@@ -132,8 +142,106 @@ static json_t *field_json(const struct row *r, const struct field *f)
 
 	if (f->p != NULL)
 		return param_to_json(f->p, &r->spec);
+	if (strcmp(f->name, "status") == 0) {
+		char *text = human_status(r->rec);
+		json_t *j = text != NULL ? json_string(text) : json_null();
+
+		free(text);
+		return j;
+	}
 	v = json_object_get(r->rec, f->name);
 	return v != NULL ? json_deep_copy(v) : json_null();
+}
+
+/* A record's time ("2024-05-01T12:00:00Z"), -1 when absent. */
+static time_t record_when(const json_t *rec, const char *key)
+{
+	const char *v = json_string_value(json_object_get(rec, key));
+	struct tm tm;
+	char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	if (v == NULL || (end = strptime(v, "%Y-%m-%dT%H:%M:%SZ", &tm)) == NULL || *end != '\0')
+		return -1;
+	return timegm(&tm);
+}
+
+/* A duration as docker words it, lowercase: "less than a second",
+ * "5 seconds", "about a minute", "3 hours", "2 weeks". */
+static void human_duration(time_t d, char *buf, size_t size)
+{
+	long long s = d < 0 ? 0 : (long long)d, m = s / 60, h = s / 3600;
+
+	if (s < 1)
+		snprintf(buf, size, "less than a second");
+	else if (s == 1)
+		snprintf(buf, size, "1 second");
+	else if (s < 60)
+		snprintf(buf, size, "%lld seconds", s);
+	else if (m == 1)
+		snprintf(buf, size, "about a minute");
+	else if (m < 60)
+		snprintf(buf, size, "%lld minutes", m);
+	else if (h == 1)
+		snprintf(buf, size, "about an hour");
+	else if (h < 48)
+		snprintf(buf, size, "%lld hours", h);
+	else if (h < 24 * 7 * 2)
+		snprintf(buf, size, "%lld days", h / 24);
+	else if (h < 24 * 30 * 2)
+		snprintf(buf, size, "%lld weeks", h / 24 / 7);
+	else if (h < 24 * 365 * 2)
+		snprintf(buf, size, "%lld months", h / 24 / 30);
+	else
+		snprintf(buf, size, "%lld years", h / 24 / 365);
+}
+
+/* "5 minutes ago", or "" when the record has no such time. */
+static char *human_ago(const json_t *rec, const char *key)
+{
+	time_t t = record_when(rec, key);
+	char d[48], *text = NULL;
+
+	if (t < 0)
+		return strdup("");
+	human_duration(time(NULL) - t, d, sizeof(d));
+	if (asprintf(&text, "%s ago", d) < 0)
+		text = NULL;
+	return text;
+}
+
+/* The state as docker words it: "up 5 minutes", "exited (4) 2 minutes
+ * ago" ("stopped 2 minutes ago" when its status is not known),
+ * "creating", "created". */
+static char *human_status(const json_t *rec)
+{
+	const char *state = json_string_value(json_object_get(rec, "state"));
+	const json_t *exit = json_object_get(rec, "exit");
+	time_t t;
+	char d[48], *text = NULL;
+	int r;
+
+	if (state == NULL)
+		return strdup("");
+	if (strcmp(state, "running") == 0) {
+		t = record_when(rec, "started");
+		if (t < 0)
+			t = record_when(rec, "created");
+		human_duration(t < 0 ? 0 : time(NULL) - t, d, sizeof(d));
+		r = asprintf(&text, "up %s", d);
+	} else if (strcmp(state, "stopped") == 0) {
+		char code[32] = "stopped";
+
+		if (json_is_integer(exit))
+			snprintf(code, sizeof(code), "exited (%" JSON_INTEGER_FORMAT ")",
+				 json_integer_value(exit));
+		t = record_when(rec, "stopped");
+		human_duration(time(NULL) - t, d, sizeof(d));
+		r = t < 0 ? asprintf(&text, "%s", code) : asprintf(&text, "%s %s ago", code, d);
+	} else {
+		r = asprintf(&text, "%s", state);
+	}
+	return r < 0 ? NULL : text;
 }
 
 /* The field as text, a heap string; "" when not set. */
@@ -142,6 +250,8 @@ static char *field_text(const struct row *r, const struct field *f)
 	const json_t *v;
 	char *text = NULL;
 
+	if (f->p == NULL && strcmp(f->name, "status") == 0)
+		return human_status(r->rec);
 	if (f->p != NULL) {
 		if (param_format(f->p, &r->spec, &text) <= 0)
 			text = NULL;
@@ -161,6 +271,7 @@ static char *field_text(const struct row *r, const struct field *f)
 struct columns {
 	const struct field *f[(PARAM_COUNT + 8) * 2];
 	size_t n;
+	bool human; /* the default table: created as "5 minutes ago" */
 };
 
 static int columns_parse(const char *list, struct columns *c)
@@ -201,10 +312,10 @@ static bool any_set(const struct row *rows, size_t n, const struct field *f)
 static void columns_default(const struct row *rows, size_t n, bool all, struct columns *c)
 {
 	c->n = 0;
+	c->human = true;
 	for (size_t i = 0; default_fields[i] != NULL; i++)
 		c->f[c->n++] = field_find(default_fields[i]);
-	if (all)
-		c->f[c->n++] = field_find("exit");
+	(void)all; /* a stopped jail's exit status is in its STATUS */
 	for (size_t i = 0; i < nfields; i++)
 		if (is_limit(&fields[i]) && any_set(rows, n, &fields[i]))
 			c->f[c->n++] = &fields[i];
@@ -212,9 +323,11 @@ static void columns_default(const struct row *rows, size_t n, bool all, struct c
 
 /* In the table a control character shows as '?': one row per jail; an
  * unset value as "-". */
-static char *field_cell(const struct row *r, const struct field *f)
+static char *field_cell(const struct row *r, const struct field *f, bool human)
 {
-	char *text = field_text(r, f);
+	char *text = human && f->p == NULL && strcmp(f->name, "created") == 0
+			     ? human_ago(r->rec, "created")
+			     : field_text(r, f);
 
 	if (text == NULL)
 		return NULL;
@@ -247,7 +360,7 @@ static void print_table(const struct row *rows, size_t n, const struct columns *
 	for (size_t k = 0; k < c->n; k++) {
 		width[k] = strlen(c->f[k]->name);
 		for (size_t i = 0; i < n; i++) {
-			char *cell = field_cell(&rows[i], c->f[k]);
+			char *cell = field_cell(&rows[i], c->f[k], c->human);
 
 			if (cell != NULL && strlen(cell) > width[k])
 				width[k] = strlen(cell);
@@ -257,7 +370,7 @@ static void print_table(const struct row *rows, size_t n, const struct columns *
 	print_header(c, width);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < c->n; k++) {
-			char *cell = field_cell(&rows[i], c->f[k]);
+			char *cell = field_cell(&rows[i], c->f[k], c->human);
 
 			printf("%-*s%s", k + 1 < c->n ? (int)width[k] : 0, cell ? cell : "-",
 			       k + 1 < c->n ? "  " : "\n");
@@ -354,6 +467,38 @@ static void print_json(const struct row *rows, size_t n, const struct columns *c
 	json_decref(out);
 }
 
+/* Keeps the jails of LIST named in NAMES; a name not there is an error
+ * line each (the others are listed all the same). */
+static int only_named(json_t *list, int n, char **names)
+{
+	int ret = 0;
+
+	for (size_t i = json_array_size(list); i-- > 0;) {
+		const char *name =
+			json_string_value(json_object_get(json_array_get(list, i), "name"));
+		bool named = false;
+
+		for (int k = 0; k < n && !named; k++)
+			named = name != NULL && strcmp(name, names[k]) == 0;
+		if (!named)
+			json_array_remove(list, i);
+	}
+	for (int k = 0; k < n; k++) {
+		bool found = false;
+		size_t i;
+		json_t *rec;
+
+		json_array_foreach(list, i, rec) found =
+			found ||
+			strcmp(json_string_value(json_object_get(rec, "name")), names[k]) == 0;
+		if (!found) {
+			cli_usage_error("ls", "jail %s: no such jail", names[k]);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
 int cmd_ls(const struct cli_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -373,7 +518,7 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 	json_t *list, *rec;
 	struct row *rows;
 	size_t n, i;
-	int c, rootfd;
+	int c, rootfd, ret = 0;
 
 	fields_build();
 	opterr = 0;
@@ -401,20 +546,22 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 			return cli_bad_option("ls", argv, opts);
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error("ls", "unexpected argument '%s' (see cell ls --help)",
-				       argv[optind]);
 	if (output != NULL && columns_parse(output, &cols) != 0)
 		return CELL_EXIT_ERROR;
+	for (int a = optind; a < argc; a++)
+		argv[a] = cli_jail_arg(g, argv[a]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	/* A root that does not exist holds no jail: ls never makes one. */
 	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("ls", &e);
-	list = rootfd >= 0 ? jail_list(rootfd, all, &e) : json_array();
+	/* Named jails are listed running or stopped. */
+	list = rootfd >= 0 ? jail_list(rootfd, all || optind < argc, &e) : json_array();
 	if (rootfd >= 0)
 		close(rootfd);
 	if (list == NULL)
 		return cli_fail("ls", &e);
+	if (optind < argc && only_named(list, argc - optind, argv + optind) < 0)
+		ret = CELL_EXIT_ERROR;
 	n = json_array_size(list);
 	rows = calloc(n + 1, sizeof(*rows));
 	if (rows == NULL) {
@@ -435,7 +582,8 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 		else {
 			cols.n = 0;
 			for (size_t k = 0; k < nfields; k++)
-				if (fields[k].p == NULL || !fields[k].p->hidden)
+				if ((fields[k].p == NULL || !fields[k].p->hidden) &&
+				    strcmp(fields[k].name, "status") != 0)
 					cols.f[cols.n++] = &fields[k];
 		}
 	}
@@ -453,5 +601,5 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 		spec_free(&rows[i].spec);
 	free(rows);
 	json_decref(list);
-	return 0;
+	return ret;
 }

@@ -7,6 +7,7 @@
 #include "init.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -152,6 +153,38 @@ static void relay_master(struct run *r)
 		r->stdout_open = false; /* keep draining so the jail never blocks */
 }
 
+/*
+ * The caller's terminal has gone (closed window, dropped ssh session):
+ * the jail gets SIGHUP, then SIGKILL once the grace has passed.  Its
+ * pid 1 without a handler ignores SIGHUP (the kernel protects a pid
+ * namespace's init), so without the kill a jail would outlive the
+ * terminal with its cell orphaned.  FORWARD: the SIGHUP is still to be
+ * sent (cell learnt of the hangup by reading, not by the signal).
+ */
+static void hang_up(struct run *r, bool forward)
+{
+	if (r->hung_up)
+		return;
+	r->hung_up = true;
+	r->stdin_open = false;
+	if (forward)
+		syscall(SYS_pidfd_send_signal, r->pidfd, SIGHUP, NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &r->hup_deadline);
+	r->hup_deadline.tv_sec += RUN_HANGUP_GRACE_S;
+}
+
+/* Whether cell has a controlling terminal (one it can open as /dev/tty):
+ * a hangup takes it away from every process of the session. */
+static bool has_ctty(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static void relay_stdin(struct run *r)
 {
 	char buf[8192];
@@ -159,6 +192,12 @@ static void relay_stdin(struct run *r)
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
+	/* A terminal in raw mode reads 0 bytes, or EIO, only once it has
+	 * hung up; a pipe's end of file is only the end of input. */
+	if (r->stdin_tty && (n == 0 || (n < 0 && errno == EIO))) {
+		hang_up(r, true);
+		return;
+	}
 	if (n <= 0 || write_all(r->master, buf, (size_t)n) < 0)
 		r->stdin_open = false;
 }
@@ -228,6 +267,11 @@ static void forward_signals(struct run *r)
 		if (sig == SIGWINCH && r->master >= 0 && isatty(STDIN_FILENO))
 			tty_copy_winsize(STDIN_FILENO, r->master);
 		syscall(SYS_pidfd_send_signal, r->pidfd, sig, NULL, 0);
+		/* The kernel's SIGHUP (SI_KERNEL) is a hangup's; a user's
+		 * kill -HUP (a reload) is only forwarded, unless cell's
+		 * terminal is gone too. */
+		if (sig == SIGHUP && (si.ssi_code == SI_KERNEL || (r->had_ctty && !has_ctty())))
+			hang_up(r, false);
 	}
 }
 
@@ -240,6 +284,21 @@ static int ms_until(const struct timespec *deadline)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ms = (deadline->tv_sec - now.tv_sec) * 1000LL + (deadline->tv_nsec - now.tv_nsec) / 1000000;
 	return ms <= 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* poll()'s timeout: until DEADLINE (NULL: none) or the hangup's grace
+ * ends, whichever comes first; -1 for neither. */
+static int poll_ms(const struct run *r, const struct timespec *deadline)
+{
+	int ms = deadline != NULL ? ms_until(deadline) : -1;
+
+	if (r->hung_up && !r->hup_killed) {
+		int h = ms_until(&r->hup_deadline);
+
+		if (ms < 0 || h < ms)
+			ms = h;
+	}
+	return ms;
 }
 
 int run_supervise(struct run *r)
@@ -257,6 +316,8 @@ int run_supervise_for(struct run *r, int timeout, bool *killed)
 		*killed = false;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout;
+	r->stdin_tty = isatty(STDIN_FILENO);
+	r->had_ctty = has_ctty();
 	for (;;) {
 		struct pollfd p[5] = {
 			{.fd = r->sock, .events = POLLIN},
@@ -267,14 +328,19 @@ int run_supervise_for(struct run *r, int timeout, bool *killed)
 			 .events = POLLIN},
 		};
 
-		int n = poll(p, 5, timeout > 0 ? ms_until(&deadline) : -1);
+		int n = poll(p, 5, poll_ms(r, timeout > 0 ? &deadline : NULL));
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (n == 0 && timeout > 0) {
+		if (n == 0 && r->hung_up && !r->hup_killed && ms_until(&r->hup_deadline) == 0) {
+			syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
+			r->hup_killed = true;
+			continue;
+		}
+		if (n == 0 && timeout > 0 && ms_until(&deadline) == 0) {
 			/* Past its time: SIGKILL, which it cannot ignore, then
 			 * wait as before. */
 			syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdnoreturn.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "err.h"
 #include "tty.h"
@@ -62,6 +63,14 @@ struct run {
 	int handed_pidfd;    /* MSG_PROCESS: the process exec's joiner forked; -1 */
 	pid_t handed_pid;
 	struct child_msg err;
+	/* The caller's terminal: cell's stdin is one, cell has a controlling
+	 * one; once it hangs up, the jail gets SIGHUP and, after a grace,
+	 * SIGKILL (hup_deadline, CLOCK_MONOTONIC). */
+	bool stdin_tty;
+	bool had_ctty;
+	bool hung_up;
+	bool hup_killed;
+	struct timespec hup_deadline;
 	sigset_t saved; /* the signal mask before run_open() */
 	bool masked;
 };
@@ -92,8 +101,15 @@ void channel_rearm_deathsig(int sock);
 /* Reads one message (error, pty) or the end of file from the channel. */
 void run_read_channel(struct run *r);
 
+/* The grace a jail has to end after its caller's terminal hung up. */
+#define RUN_HANGUP_GRACE_S 5
+
 /* Relays the pty and forwards signals until the process has exited;
- * returns its status (128+N when killed by signal N). */
+ * returns its status (128+N when killed by signal N).  When the
+ * caller's terminal goes away (a SIGHUP from the kernel or with cell's
+ * controlling terminal gone, or end-of-file or EIO reading a terminal
+ * stdin) the process gets SIGHUP, and SIGKILL if it has not ended
+ * RUN_HANGUP_GRACE_S seconds later. */
 int run_supervise(struct run *r);
 /* The same, killing the process (SIGKILL, *KILLED true) once TIMEOUT
  * seconds have passed; 0: no limit. */

@@ -355,6 +355,86 @@ ended:
 	return jail_release(rootfd, j, false, e);
 }
 
+/* Milliseconds left until DEADLINE (CLOCK_MONOTONIC), 0 once past. */
+static int ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000LL + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (int)ms;
+}
+
+/* Until every running jail of JS has ended or DEADLINE has passed;
+ * ENDED[i] says which have. */
+static void wait_all_ended(const struct jail *js, size_t n, bool *ended,
+			   const struct timespec *deadline)
+{
+	struct pollfd *p = calloc(n, sizeof(*p));
+
+	if (p == NULL)
+		return; /* each jail_stop() then waits on its own */
+	for (;;) {
+		size_t k = 0;
+		int r;
+
+		for (size_t i = 0; i < n; i++)
+			p[i] = (struct pollfd){.fd = js[i].running && !ended[i] ? js[i].pidfd : -1,
+					       .events = POLLIN};
+		for (size_t i = 0; i < n; i++)
+			k += p[i].fd >= 0;
+		if (k == 0)
+			break;
+		r = poll(p, n, ms_left(deadline));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (p[i].fd >= 0 && p[i].revents != 0)
+				ended[i] = true;
+	}
+	free(p);
+}
+
+size_t jail_stop_all(int rootfd, struct jail *js, size_t n, int timeout, struct cell_err *errs)
+{
+	struct timespec deadline;
+	size_t failed = 0;
+	bool *ended;
+
+	if (n == 1 || timeout <= 0) {
+		for (size_t i = 0; i < n; i++)
+			failed += jail_stop(rootfd, &js[i], timeout, &errs[i]) < 0;
+		return failed;
+	}
+	ended = calloc(n, sizeof(*ended));
+	if (ended == NULL) {
+		for (size_t i = 0; i < n; i++)
+			cell_err_set(&errs[i], ENOMEM, "jail %s: stop", js[i].dir.name);
+		return n;
+	}
+	/*
+	 * Every SIGTERM first, so that the jails end side by side: three
+	 * jails take one timeout, not three.  A jail this SIGTERM cannot
+	 * reach is killed after the wait.
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (js[i].running)
+			syscall(SYS_pidfd_send_signal, js[i].pidfd, SIGTERM, NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout > 86400 ? 86400 : timeout;
+	wait_all_ended(js, n, ended, &deadline);
+	/* Each one's end as jail_stop() makes it: released with its status
+	 * (a second SIGTERM to an ended process does nothing; the pidfd is
+	 * that process's), or killed now. */
+	for (size_t i = 0; i < n; i++)
+		failed += jail_stop(rootfd, &js[i], ended[i] ? 1 : 0, &errs[i]) < 0;
+	free(ended);
+	return failed;
+}
+
 int jail_remove(int rootfd, struct jail *j, bool force, struct cell_err *e)
 {
 	testpoint_pause("rm:locked");

@@ -48,6 +48,12 @@ int jail_reap_cb(int rootfd, int dirfd, const char *name, void *ctx);
  * releases its cgroups.  The record stays, marked stopped. */
 int jail_stop(int rootfd, struct jail *j, int timeout, struct cell_err *e);
 
+/* jail_stop() of N jails at once (cell stop NAME..., cell down): SIGTERM
+ * to each running one first, then one wait of at most TIMEOUT seconds
+ * for all of them, then SIGKILL to those still running; ERRS[i] says
+ * why jail i failed.  Returns how many failed. */
+size_t jail_stop_all(int rootfd, struct jail *js, size_t n, int timeout, struct cell_err *errs);
+
 /* Removes a stopped jail's state (its directory); a running one is an
  * error unless FORCE, which stops it first (SIGKILL). */
 int jail_remove(int rootfd, struct jail *j, bool force, struct cell_err *e);

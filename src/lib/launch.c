@@ -464,6 +464,12 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 				 .autoremove = !o->detach || o->autoremove};
 	json_t *rec = record_new(s, &run);
 
+	/* When this run began (created stays the jail's first, cell start). */
+	if (rec != NULL && json_object_set_new(rec, "started", record_time(time(NULL))) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
+
 	/* A jail in the host's pid namespace (an OCI config without one):
 	 * its pid 1 is no pid 1, and is known by pid and start time only. */
 	if (rec != NULL && !(s->mech.ns_new & CLONE_NEWPID) &&
@@ -629,9 +635,26 @@ static void undo_prepare(struct launch *l)
 	policy_free(&c->policy);
 }
 
+/* state, for `cell start`: the stopped jail's own directory, which the
+ * caller has locked, taken over with its JID. */
+static int take_over_state(struct launch *l, struct cell_err *e)
+{
+	struct jail *old = l->opts->reuse;
+
+	if (store_open_root(l->opts->state_root, &l->rootfd, e) < 0)
+		return -1;
+	l->jail = old->dir;
+	old->dir.dirfd = -1;
+	old->dir.name = NULL;
+	old->dir.locked = false;
+	return 0;
+}
+
 /* state: the jail's directory, created, locked, with its JID. */
 static int stage_state(struct launch *l, struct cell_err *e)
 {
+	if (l->opts->reuse != NULL)
+		return take_over_state(l, e);
 	if (store_open_root(l->opts->state_root, &l->rootfd, e) < 0 ||
 	    store_jail_create(l->rootfd, l->spec->name, jail_reap_cb, NULL, &l->jail, e) < 0)
 		return -1;
@@ -643,8 +666,15 @@ static void undo_state(struct launch *l)
 {
 	struct cell_err ignored;
 
-	if (l->jail.dirfd >= 0)
-		store_jail_remove(l->rootfd, &l->jail, &ignored);
+	if (l->jail.dirfd < 0)
+		return;
+	/* A stopped jail started again stays, stopped, with its record. */
+	if (l->opts->reuse != NULL) {
+		store_jail_write(&l->jail, l->opts->reuse->state, &ignored);
+		store_jail_close(&l->jail);
+		return;
+	}
+	store_jail_remove(l->rootfd, &l->jail, &ignored);
 }
 
 /* ids: the jail's range of host ids, held in its name (it needs the
@@ -656,7 +686,11 @@ static int stage_ids(struct launch *l, struct cell_err *e)
 
 	if (!s->mech.own_userns)
 		return 0;
-	if (s->mech.userns_range &&
+	/* A jail started again keeps the range it has held since its first
+	 * start (released only with its state). */
+	if (l->opts->reuse != NULL)
+		idrange_from_json(json_object_get(l->opts->reuse->state, "idmap"), &l->ids);
+	if (s->mech.userns_range && l->ids.count == 0 &&
 	    idrange_acquire(l->opts->state_root, s->name, l->jail.dirfd, &l->ids, e) < 0)
 		return cell_err_prefix(e, "jail %s", s->name);
 	l->child.own.uid_map = s->mech.uid_map;
@@ -669,7 +703,8 @@ static int stage_ids(struct launch *l, struct cell_err *e)
 static void undo_ids(struct launch *l)
 {
 	ns_own_close(&l->child.own);
-	idrange_release(&l->ids, l->jail.dirfd);
+	if (l->opts->reuse == NULL)
+		idrange_release(&l->ids, l->jail.dirfd);
 	l->ids.count = 0;
 }
 

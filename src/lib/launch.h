@@ -12,6 +12,8 @@
 #include "err.h"
 #include "spec.h"
 
+struct jail;
+
 /* Where a launch may stop with the jail's root built, its child waiting
  * (launch.c, "hold"): before pivot_root and after it, where OCI's
  * createRuntime and createContainer hooks run. */
@@ -68,6 +70,12 @@ struct launch_opts {
 	 * hand to the agent (it stays the launch's: do not close it).  A
 	 * failure fails the launch. */
 	int (*on_seccomp)(int listener, pid_t pid, void *ctx, struct cell_err *e);
+	/* `cell start` of a stopped jail (lifecycle.c): its directory,
+	 * opened and locked by the caller, is the launch's state (moved
+	 * into the launch: REUSE->dir is left closed), with its JID and its
+	 * range of host ids.  A failed start writes REUSE->state, the
+	 * stopped jail's record, back: the jail stays as it was. */
+	struct jail *reuse;
 };
 
 /*

@@ -2,7 +2,8 @@
 # The named-jails benchmark: what detached jails cost to start, stop and
 # remove, what an idle one costs in memory seen from the host, how `cell
 # ls` scales from 200 to 1000 jails, and `cell exec` side by side with
-# runc exec, crun exec and nsenter.  docs/PERFORMANCE.md ("Named jails")
+# runc exec, crun exec and nsenter, `cell start` of a stopped jail, and
+# `cell ps` and `cell stats` among 1000 jails.  docs/PERFORMANCE.md ("Named jails")
 # explains the output.
 #
 #   tests/bench/jails.sh [CELL]     (as root; `make bench-jails` runs it)
@@ -226,6 +227,22 @@ jq -r '.results[] | "\(.command)\t\(.median * 1000)"' "$res/exec.json" |
 			printf "%-40s %12.3f %10.2f %10.2f\n", name[i], med[i], med[i] / ns, med[i] / c
 	}'
 
+# --- 1b. start of a stopped jail -------------------------------------
+
+# cell start: the record read back into a spec, the launch into the
+# jail's own directory; beside run -d's figure of section 1.
+START_N=${START_N:-50}
+for i in $(seq 1 "$START_N"); do
+	cell stop -t 0 "a$i" >/dev/null || die "stop of jail a$i failed"
+	t0=$(now_us)
+	cell start "a$i" >/dev/null || die "start of jail a$i failed"
+	echo $(($(now_us) - t0))
+done >"$res/start.us"
+echo
+echo "== 1b. cell start of a stopped jail, $START_N of the $N (per call: n median min max sum, µs)"
+row "cell run -d --name aI -- sleep infinity (section 1)" "$(stats "$res/run.us")"
+row "cell start aI (stopped by stop -t 0)" "$(stats "$res/start.us")"
+
 # --- 1 (end). stop -t 0, then rm, of each of the N --------------------
 
 for i in $(seq 1 "$N"); do
@@ -316,6 +333,23 @@ row "processes running $CELL, in the jails / elsewhere" "$(field "$m" exe_in) / 
 echo
 echo "== 3b. cell ls with $up running jails (hyperfine -N, $WARMUP warmup, $RUNS runs)"
 ls_bench "$up"
+
+# ps of one jail and stats of all: one scan of /proc each, whatever the
+# number of jails; stats --no-stream sleeps 0.5 s between its two
+# samples (its CPU %), which the figures include.
+echo
+echo "== 3c. cell ps and cell stats with $up running jails (hyperfine -N)"
+hyperfine -N --warmup 3 --runs "$RUNS" --style basic --export-json "$res/ps-$up.json" \
+	--command-name "cell ps c1 ($up)" "$CELL --root $state ps c1" \
+	--command-name "cell ps --json c1 ($up)" "$CELL --root $state ps --json c1" >"$res/ps-$up.txt"
+hyperfine -N --warmup 1 --runs 10 --style basic --export-json "$res/stats-$up.json" \
+	--command-name "cell stats --no-stream ($up)" "$CELL --root $state stats --no-stream" \
+	--command-name "cell stats --no-stream c1 ($up)" "$CELL --root $state stats --no-stream c1" \
+	--command-name "cell stats --json ($up)" "$CELL --root $state stats --json" >"$res/stats-$up.txt"
+jq -r '.results[] | "\(.command)\t\(.median * 1000)\t\(.min * 1000)\t\(.max * 1000)"' \
+	"$res/ps-$up.json" "$res/stats-$up.json" |
+	awk -F'\t' '{ printf "%-52s %8.2f ms median (min %.2f, max %.2f)\n", $1, $2, $3, $4 }'
+strace -c -o "$res/strace-c-stats-$up.txt" "$CELL" --root "$state" stats --no-stream >/dev/null
 
 # run -d with BIG jails present, one at a time, against the first ones
 # of section 1 (an empty store): it reads the jid of every jail.

@@ -157,7 +157,7 @@ c 136:* rwm" ]
 	[ "$output" = "THAWED
 freezer
 pids" ]
-	[ -z "$(find /sys/fs/cgroup/freezer -maxdepth 6 -type d -name "cell-*-lim" 2>/dev/null)" ]
+	[ -z "$(find /sys/fs/cgroup/freezer -maxdepth 6 -type d -name "$(cell_cgroup_leaf lim)" 2>/dev/null)" ]
 }
 
 @test "cell stop of a jail that forks in a loop ends with its cgroups gone and no process left" {

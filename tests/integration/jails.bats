@@ -301,55 +301,53 @@ wait_removed() {
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 3 ]
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED" ]
-	read -ra row <<<"${lines[1]}"
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED" ]
+	# Columns are two spaces or more apart: STATUS and CREATED are words.
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[0]}" = alpha ]
 	[ "${row[1]}" = 2 ]
-	[ "${row[2]}" = running ]
+	[[ "${row[2]}" =~ ^up\ (less\ than\ a\ second|[0-9]+\ seconds?)$ ]]
 	[ "${row[3]}" = "$(jfield alpha pid)" ]
 	[ "${row[4]}" = box ]
 	[ "${row[5]}" = - ]
-	# ISO 8601 UTC, as --json has it.
-	[[ "${row[6]}" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
-	[ "${row[6]}" = "$(jfield alpha created)" ]
-	read -ra row <<<"${lines[2]}"
+	[[ "${row[6]}" =~ ^(less\ than\ a\ second|[0-9]+\ seconds?)\ ago$ ]]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[2]}")"
 	[ "${row[0]}" = zeta ]
 	[ "${row[4]}" = zeta ]
 }
 
-@test "ls -a lists stopped jails too, with an EXIT column" {
+@test "ls -a lists stopped jails too, their exit status in STATUS" {
 	cell run -d --name up -- sleep 30 >/dev/null
-	cell run -d --name down -- true >/dev/null
+	cell run -d --init --name down -- sh -c 'exit 4' >/dev/null
 	wait_stopped down
 	run cell ls -a
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 3 ]
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED EXIT" ]
-	read -ra row <<<"${lines[1]}"
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED" ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[0]}" = down ]
-	[ "${row[2]}" = stopped ]
+	[[ "${row[2]}" =~ ^exited\ \(4\)\ (less\ than\ a\ second|[0-9]+\ seconds?)\ ago$ ]]
 	[ "${row[3]}" = - ]
-	read -ra row <<<"${lines[2]}"
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[2]}")"
 	[ "${row[0]}" = up ]
-	[ "${row[2]}" = running ]
-	[ "${row[7]}" = - ]
+	[[ "${row[2]}" == "up "* ]]
 }
 
 @test "ls shows a limit's column only when a listed jail has that limit" {
 	cell run -d --name plain -- sleep 30 >/dev/null
 	run cell ls
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED" ]
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED" ]
 	cell run -d --name limited --nrtask 50 --memory 64M -- sleep 30 >/dev/null
 	run cell ls
 	read -ra head <<<"${lines[0]}"
-	[ "${head[*]}" = "NAME JID STATE PID HOSTNAME PATH CREATED NRTASK MEMORY" ]
-	read -ra row <<<"${lines[1]}"
+	[ "${head[*]}" = "NAME JID STATUS PID HOSTNAME PATH CREATED NRTASK MEMORY" ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[0]}" = limited ]
 	[ "${row[7]}" = 50 ]
 	[ "${row[8]}" = 64M ]
-	read -ra row <<<"${lines[2]}"
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[2]}")"
 	[ "${row[0]}" = plain ]
 	[ "${row[7]}" = - ]
 	[ "${row[8]}" = - ]
@@ -359,7 +357,7 @@ wait_removed() {
 	make_rootfs "$WORK/root"
 	cell run -d --name rooted --rootfs "$WORK/root" -- sleep 30 >/dev/null
 	run cell ls
-	read -ra row <<<"${lines[1]}"
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
 	[ "${row[5]}" = "$WORK/root" ]
 }
 
@@ -446,7 +444,7 @@ wait_removed() {
 	run cell ls --json
 	[ "$status" -eq 0 ]
 	[ "$(jq -r 'length' <<<"$output")" = 1 ]
-	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","policy","rw","state","swap","user","userns","workdir"]'
+	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","domainname","exit","file","hostname","init","jid","memlock","memory","name","net","nice","nofile","nrtask","path","pid","policy","rw","started","state","swap","user","userns","workdir"]'
 	[ "$(jq -c '.[0] | keys' <<<"$output")" = "$keys" ]
 	run jq -c '.[0] | [.name, .jid, .state, .hostname, .nrtask, .memory, .swap, .exit, .command, .init, .net]' <<<"$output"
 	[ "$output" = '["web",1,"running","web",50,67108864,null,null,["sleep","30"],false,"none"]' ]
@@ -500,8 +498,8 @@ wait_removed() {
 	wait_stopped three
 	[ "$(jfield three exit)" = 3 ]
 	run cell ls -a
-	read -ra row <<<"${lines[1]}"
-	[ "${row[7]}" = 3 ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
+	[[ "${row[2]}" == "exited (3) "*" ago" ]]
 	[[ " $(cell ls -a -n) " == *" exit=3 "* ]]
 }
 
@@ -520,8 +518,8 @@ wait_removed() {
 	wait_stopped noinit
 	[ "$(cell ls -a --json | jq '.[0].exit')" = null ]
 	run cell ls -a
-	read -ra row <<<"${lines[1]}"
-	[ "${row[7]}" = - ]
+	IFS=$'\t' read -ra row <<<"$(sed 's/   */\t/g' <<<"${lines[1]}")"
+	[[ "${row[2]}" == "stopped "*" ago" ]]
 }
 
 # --- logs --------------------------------------------------------------
@@ -671,8 +669,8 @@ wait_removed() {
 	cell run -d --name capped --nrtask 10 --memory 32M -- sleep 100 >/dev/null
 	pids=$(jq -r '.cgroup.pids' "$STATE/capped/state.json")
 	memory=$(jq -r '.cgroup.memory' "$STATE/capped/state.json")
-	[[ "$pids" == /sys/fs/cgroup/pids/*cell-*-capped ]]
-	[[ "$memory" == /sys/fs/cgroup/memory/*cell-*-capped ]]
+	[[ "$pids" == /sys/fs/cgroup/pids/* && "${pids##*/}" = "$(cell_cgroup_leaf capped)" ]]
+	[[ "$memory" == /sys/fs/cgroup/memory/* && "${memory##*/}" = "$(cell_cgroup_leaf capped)" ]]
 	[ -d "$pids" ]
 	[ -d "$memory" ]
 	cell stop -t 1 capped

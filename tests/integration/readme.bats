@@ -22,6 +22,7 @@ left_out() {
 	*"-- sh") echo "an interactive shell" ;;
 	*"--init -- sleep 100"*) echo "waits for Ctrl-C" ;;
 	podman\ *) echo "needs an image" ;;
+	sudo\ *) echo "changes the system (make install, systemctl)" ;;
 	*) return 1 ;;
 	esac
 }

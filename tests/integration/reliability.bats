@@ -10,8 +10,8 @@ load helpers
 
 setup() {
 	cell_setup
-	# Unique per test: the jail's name (its cgroups are cell-*-NAME on a
-	# machine other suites share) and a marker in its command line.
+	# Unique per test: the jail's name (its cgroups are cell-HASH-NAME,
+	# HASH the state root's) and a marker in its command line.
 	JAIL=rel-$$-$BATS_TEST_NUMBER
 	MARK=$((100000 + RANDOM))$$
 	printf '%s\n' "$MARK" >"$WORK/mark"
@@ -85,9 +85,11 @@ wait_no_marker() {
 	return 1
 }
 
-# jail_cgroups NAME: cgroup directories named cell-*-NAME, any hierarchy.
+# jail_cgroups NAME: the cgroup directories of jail NAME (a glob) under
+# this test's state root, any hierarchy: cell-HASH-NAME, HASH the state
+# root's (tests/cgroup_name.bash), never a user's jail of that name.
 jail_cgroups() {
-	find /sys/fs/cgroup/ -mindepth 2 -maxdepth 8 -type d -name "cell-*-$1" 2>/dev/null
+	find /sys/fs/cgroup/ -mindepth 2 -maxdepth 8 -type d -name "$(cell_cgroup_leaf "$1")" 2>/dev/null
 }
 
 # record PATH: field PATH (jq) of the jail's state.json as it is on disk.
@@ -230,7 +232,7 @@ check_rm() {
 		[ "${#lines[@]}" -eq 1 ]
 		[[ "$output" == "cell: rm: jail $JAIL: no such jail"* ]]
 	else
-		[ -z "$output" ]
+		[ "$output" = "$JAIL" ] # what it removed
 	fi
 	check_nothing_left
 }
@@ -495,7 +497,7 @@ crash_run() {
 	kill_paused
 	wait_exit "$rm" 50
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.rm")" ]
+	[ "$(cat "$WORK/out.rm")" = "$JAIL" ] # what it removed
 	check_nothing_left
 }
 
@@ -511,7 +513,7 @@ crash_run() {
 	kill_paused
 	wait_exit "$stop" 50
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.stop")" ]
+	[ "$(cat "$WORK/out.stop")" = "$JAIL" ] # what it stopped
 	wait_ended "$JAIL_PID"
 	check_listed stopped
 	[ -z "$(jail_cgroups "$JAIL")" ]
@@ -748,6 +750,10 @@ EOF
 		local out
 		out=$(cat "$WORK/out.${what[i]}")
 		case ${what[i]}:$status in
+		stop:0)
+			# It prints what it stopped.
+			[ "$out" = "$JAIL" ] || { echo "${what[i]}: $out" >&2; return 1; }
+			;;
 		*:0)
 			[ -z "$out" ] || { echo "${what[i]}: $out" >&2; return 1; }
 			;;
@@ -1040,12 +1046,12 @@ jail_locked() {
 	rm=$!
 	wait_exit "$rm" 100
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.rm")" ]
+	[ "$(cat "$WORK/out.rm")" = "$JAIL" ]
 	# rm ended after stop had.
 	pid_ended "$stop"
 	wait_status "$stop"
 	[ "$status" -eq 0 ]
-	[ -z "$(cat "$WORK/out.stop")" ]
+	[ "$(cat "$WORK/out.stop")" = "$JAIL" ]
 	[ $((SECONDS - t0)) -ge 1 ]
 	check_nothing_left
 }
