@@ -265,3 +265,20 @@ as_nobody() {
 	TERM=vt220 run cell exec -T termj sh -c 'echo "${TERM:-none}"'
 	[ "$output" = none ]
 }
+
+@test "a JID names a jail for ls, ps, stats, restart, start and wait too" {
+	cell run -d --name svc --init -- sleep 100 >/dev/null
+	jid=$(cell ls -n -o jid svc | cut -d= -f2)
+	[ "$(cell ls -q "$jid")" = svc ]
+	run cell ps "$jid"
+	[ "$status" -eq 0 ]
+	grep -q "sleep 100" <<<"$output"
+	cell stats --no-stream "$jid" | grep -q svc
+	[ "$(cell restart -t 0 "$jid")" = svc ]
+	cell stop -t 5 "$jid" >/dev/null
+	run cell wait "$jid"
+	[ "$status" -eq 143 ]
+	[ "$(cell start "$jid")" = svc ]
+	cell rm -f "$jid" >/dev/null
+	[ -z "$(cell ls -a -q)" ]
+}
