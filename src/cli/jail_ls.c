@@ -3,7 +3,7 @@
  *
  * The fields are the jail's parameters (the table of param.h: named as
  * the jail file and `cell set` name them) and a few facts of its run
- * (jid, state, pid, created, exit).  Text outputs (the table, -n) spell a
+ * (jid, state, pid, created, exit, restarts).  Text outputs (the table, -n) spell a
  * parameter as its format, which `cell set` and jail files read back;
  * --json gives the same keys with the typed values of the record.
  */
@@ -31,13 +31,13 @@ struct field {
 /* The facts of a run, shown among the parameters in this order.
  * "status" is the state as people read it ("up 5 minutes"), for the
  * table (and -o): -n and --json keep the exact facts. */
-static const char *const run_fields[] = {"jid",	    "state",   "status", "pid",
-					 "created", "started", "exit",	 "file"};
+static const char *const run_fields[] = {"jid",	    "state", "status", "pid",	  "created",
+					 "started", "exit",  "file",   "restarts"};
 /* The fields in their order: these first, then every other parameter as
  * the table has them. */
-static const char *const first_fields[] = {"name",    "jid",	  "state",	"status",
-					   "pid",     "hostname", "domainname", "path",
-					   "created", "started",  "exit",	"file"};
+static const char *const first_fields[] = {
+	"name", "jid",	   "state",   "status", "pid",	"hostname", "domainname",
+	"path", "created", "started", "exit",	"file", "restarts"};
 
 static struct field fields[PARAM_COUNT + sizeof(run_fields) / sizeof(run_fields[0])];
 static size_t nfields;

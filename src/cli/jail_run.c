@@ -25,7 +25,8 @@
 enum {
 	OPT_RM = 256,
 	OPT_CLEAR_ENV,
-	OPT_PARAM, /* + enum param_id: the table's flags */
+	OPT_PARAM,				/* + enum param_id: the table's flags */
+	OPT_NO_PARAM = OPT_PARAM + PARAM_COUNT, /* + enum param_id: their no_flags */
 };
 
 static const struct option own_opts[] = {
@@ -71,6 +72,8 @@ static void param_usage(FILE *out, const struct param *p)
 	for (const char *nl; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
 		fprintf(out, "%.*s\n%26s", (int)(nl - h), h, "");
 	fprintf(out, "%s\n", h);
+	if (p->no_flag != NULL)
+		fprintf(out, "      %-19s %s\n", p->no_flag, p->no_help);
 }
 
 static void run_usage(FILE *out)
@@ -82,8 +85,9 @@ static void run_usage(FILE *out)
 	      "not executable, 127 if it is not found).  With -d, print the jail's name\n"
 	      "and return once COMMAND runs.\n"
 	      "\n"
-	      "  -d, --detach            leave the jail running; its stdout and stderr go to\n"
-	      "                          its log (cell logs NAME) unless they are files\n"
+	      "  -d, --detach            leave the jail running, cell's reaper its pid 1;\n"
+	      "                          its stdout and stderr go to its log (cell logs\n"
+	      "                          NAME) unless they are files\n"
 	      "      --rm                with -d: remove the jail when it ends\n",
 	      out);
 	for (size_t g = 0; g < sizeof(group_title) / sizeof(group_title[0]); g++) {
@@ -98,7 +102,7 @@ static void run_usage(FILE *out)
 
 /* The getopt table: the parameters' flags, then run's own. */
 struct run_opts {
-	struct option o[PARAM_COUNT + NOWN + 1];
+	struct option o[2 * PARAM_COUNT + NOWN + 1];
 	char shorts[2 * PARAM_COUNT + 16];
 };
 
@@ -121,6 +125,9 @@ static void run_opts_build(struct run_opts *r)
 			if (p->flag_value == NULL)
 				r->shorts[k++] = ':';
 		}
+		if (p->no_flag != NULL)
+			r->o[n++] = (struct option){p->no_flag + 2, no_argument, NULL,
+						    OPT_NO_PARAM + (int)i};
 	}
 	for (size_t i = 0; i < NOWN; i++) {
 		r->o[n++] = own_opts[i];
@@ -136,6 +143,8 @@ static const struct param *option_param(int c)
 {
 	if (c >= OPT_PARAM && c < OPT_PARAM + PARAM_COUNT)
 		return &param_table[c - OPT_PARAM];
+	if (c >= OPT_NO_PARAM && c < OPT_NO_PARAM + PARAM_COUNT)
+		return &param_table[c - OPT_NO_PARAM];
 	for (size_t i = 0; c > 0 && c < 256 && i < PARAM_COUNT; i++)
 		if (param_table[i].short_flag == c)
 			return &param_table[i];
@@ -173,6 +182,11 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct launch_o
 
 		if (p != NULL && p->id == PARAM_ENV) {
 			env->v[env->n++] = optarg; /* once the environment is there */
+			continue;
+		}
+		if (p != NULL && c >= OPT_NO_PARAM) {
+			if (param_parse(p, s, "false", e) < 0)
+				return -1;
 			continue;
 		}
 		if (p != NULL) {
@@ -265,7 +279,8 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 	for (size_t i = 0; i < env.n; i++)
 		if (parse_param(param_get(PARAM_ENV), &s, env.v[i], &e) < 0)
 			goto fail;
-	if (spec_validate(&s, &e) < 0 || spec_env_jail(&s, getenv("TERM"), &e) < 0)
+	if (spec_validate(&s, &e) < 0 || spec_env_jail(&s, getenv("TERM"), &e) < 0 ||
+	    launch_complete_spec(&s, &o, &e) < 0)
 		goto fail;
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(&s, &e) < 0)

@@ -104,10 +104,12 @@ static int select_jails(const char *cmd, const struct jailconf *c, int argc, cha
 static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, struct jail_spec *s,
 		      char **exec_stop, struct cell_err *e)
 {
+	struct launch_opts o = {.detach = true};
+
 	spec_init(s);
 	if (jailconf_to_spec(c, j, s, exec_stop, e) < 0)
 		return -1;
-	if (spec_validate(s, e) < 0) {
+	if (spec_validate(s, e) < 0 || launch_complete_spec(s, &o, e) < 0) {
 		jailconf_spell(c, j, e);
 		return -1;
 	}

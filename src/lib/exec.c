@@ -139,7 +139,6 @@ static noreturn void exec_process(const struct exec_child *c)
 		.policy = c->policy,
 		.sock = c->sock,
 		.tty_slave = slave,
-		.log_fd = -1,
 		.rearm_deathsig = s->proc.has_user,
 		.outlive_cell = c->detach,
 		.umask = c->umask,

@@ -437,9 +437,12 @@ int jail_inspect(const char *state_root, const char *name, json_t **out, struct 
 		cleanup_close int dirfd =
 			openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int status = dirfd >= 0 ? jail_read_exit(dirfd) : -1;
+		int restarts = dirfd >= 0 ? jail_read_restarts(dirfd) : -1;
 
 		if (status >= 0)
 			json_object_set_new(st, "exit", json_integer(status));
+		json_object_set_new(st, "restarts",
+				    restarts >= 0 ? json_integer(restarts) : json_null());
 	}
 	ret = describe(st, 0, out, e);
 	json_decref(st);

@@ -49,6 +49,24 @@ int jail_read_exit(int dirfd)
 	return atoi(buf);
 }
 
+int jail_read_restarts(int dirfd)
+{
+	char buf[24];
+
+	if (proc_read_text_at(dirfd, "restarts", buf, sizeof(buf)) < 0)
+		return -1;
+	return atoi(buf); /* empty: none yet */
+}
+
+/* "restarts": how often the reaper started the payload again, when the
+ * jail's directory DIRFD says (a reaper's jail); else null. */
+static void put_restarts(json_t *rec, int dirfd)
+{
+	int n = dirfd >= 0 ? jail_read_restarts(dirfd) : -1;
+
+	json_object_set_new(rec, "restarts", n >= 0 ? json_integer(n) : json_null());
+}
+
 /* The record's "state": "creating", "created" (an OCI create's process
  * waits for start), "running" or "stopped". */
 static bool has_phase(const json_t *st, const char *phase)
@@ -460,6 +478,8 @@ static json_t *list_entry(int rootfd, const char *name, bool *dead)
 	if (st == NULL)
 		return NULL;
 	record_upgrade(st);
+	dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	put_restarts(st, dirfd);
 	if (record_running(st, &pid, &start)) {
 		if (!has_phase(st, "creating") && !has_phase(st, "created"))
 			json_object_set_new(st, "state", json_string("running"));
@@ -470,7 +490,6 @@ static json_t *list_entry(int rootfd, const char *name, bool *dead)
 	json_object_set_new(st, "state", json_string("stopped"));
 	json_object_set_new(st, "cgroup", json_null());
 	json_object_set_new(st, "pid", json_null());
-	dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	status = dirfd >= 0 ? jail_read_exit(dirfd) : -1;
 	if (status >= 0)
 		json_object_set_new(st, "exit", json_integer(status));

@@ -84,5 +84,8 @@ int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int p
 
 /* The exit status recorded in the jail's directory, -1 when none. */
 int jail_read_exit(int dirfd);
+/* How often its reaper restarted the payload (the "restarts" file), -1
+ * when there is no such file (no reaper, or an older jail). */
+int jail_read_restarts(int dirfd);
 
 #endif

@@ -99,6 +99,8 @@
 #include "testpoint.h"
 #include "init.h"
 #include "jail.h"
+#include "logfile.h"
+#include "param.h"
 #include "policy.h"
 #include "rlimit.h"
 #include "ns.h"
@@ -119,12 +121,13 @@ struct child_ctx {
 	const struct jail_spec *spec;
 	const struct launch_opts *opts;
 	const struct cgroup *cgroup;
-	struct policy policy;  /* compiled before the clone */
-	char *attach;	       /* where the new root is attached: the state dir */
-	int sock;	       /* child end of the channel */
-	int log_fd;	       /* detached: the log file, for stdout and stderr */
-	int exit_fd;	       /* detached --init: the reaper writes the status here */
-	int init_fd;	       /* --init: sealed memfd of cell-init */
+	struct policy policy; /* compiled before the clone */
+	char *attach;	      /* where the new root is attached: the state dir */
+	int sock;	      /* child end of the channel */
+	/* The reaper's files (its memfd; detached: the exit, restarts and
+	 * log files), opened by stage_files(). */
+	struct init_plan init;
+	int log_fds[INIT_MAX_LOGS];
 	unsigned int hold;     /* LAUNCH_HOLD_*: where to stop for the parent */
 	struct rootfs_pin pin; /* the --rootfs directory rootfs_check() found */
 	bool go_seen;	       /* sync 1 came while held */
@@ -143,22 +146,6 @@ struct child_ctx {
 static noreturn void child_fail(const struct child_ctx *c, const struct cell_err *e)
 {
 	channel_fail(c->sock, e);
-}
-
-/* stdio on /dev/null: pid 1 keeps no host terminal. */
-static int redirect_stdio_to_null(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	for (int i = 0; i <= 2; i++)
-		if (dup2(fd, i) < 0) {
-			close(fd);
-			return -1;
-		}
-	close(fd);
-	return 0;
 }
 
 /* Reads the parent's next byte WANT ("g" or "c").  A "g" that comes
@@ -287,52 +274,6 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
 	return slave;
 }
 
-/*
- * --init: the jail's first process becomes pid 1, cell-init, once its
- * child PAYLOAD has been forked.  Every step is checked before the
- * runtime's descriptors are closed, so that a failure still reaches cell
- * on the channel (and pid 1's end takes the payload with it).
- */
-static noreturn void become_init(const struct child_ctx *c, pid_t payload, bool has_tty)
-{
-	struct cell_err e;
-	int status_fd = -1, memfd = -1;
-
-	cell_err_clear(&e);
-	/* Until the exec its /proc/1/exe is cell's binary on the host: it
-	 * has been non-dumpable since child_enter() (CVE-2019-5736), and
-	 * cell-init says the same of itself. */
-	if ((has_tty || c->opts->detach) && redirect_stdio_to_null() < 0) {
-		cell_err_set(&e, errno, "--init: stdio of pid 1 to /dev/null");
-		child_fail(c, &e);
-	}
-	/* A detached jail outlives its cell. */
-	if (c->opts->detach && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0) {
-		cell_err_set(&e, errno, "--init: clear the parent-death signal");
-		child_fail(c, &e);
-	}
-	/* Close, not mark, every runtime descriptor (state root, rootfs,
-	 * channel) but the status file (fd 3) and cell-init's memfd (fd 4,
-	 * closed by the exec), or the jail could reach the host through
-	 * /proc/1/fd (CVE-2024-21626).  The payload's exec closes the
-	 * channel's last copy. */
-	if (c->exit_fd >= 0)
-		status_fd = fcntl(c->exit_fd, F_DUPFD, 10);
-	if (c->init_fd >= 0)
-		memfd = fcntl(c->init_fd, F_DUPFD_CLOEXEC, 10);
-	if ((c->exit_fd >= 0 && status_fd < 0) || (c->init_fd >= 0 && memfd < 0) ||
-	    (status_fd >= 0 && dup2(status_fd, 3) < 0) ||
-	    (memfd >= 0 && dup3(memfd, 4, O_CLOEXEC) < 0)) {
-		cell_err_set(&e, errno, "--init: descriptors of pid 1");
-		child_fail(c, &e);
-	}
-	if (syscall(SYS_close_range, 5U, ~0U, 0U) < 0 ||
-	    (status_fd < 0 && close(3) < 0 && errno != EBADF) ||
-	    (memfd < 0 && close(4) < 0 && errno != EBADF))
-		_exit(CELL_EXIT_ERROR); /* the channel is gone: the payload's end says it */
-	init_exec(memfd >= 0 ? 4 : -1, payload, status_fd >= 0 ? 3 : -1);
-}
-
 /* A listed mount of type cgroup: the jail's own cgroups there. */
 static int mount_listed_cgroups(const struct child_ctx *c, struct cell_err *e)
 {
@@ -418,33 +359,43 @@ static noreturn void child_main(struct child_ctx *c)
 		close(listener);
 	}
 	child_stage(c, "policy", 0);
-	if (s->init) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			cell_err_set(&e, errno, "--init: fork");
-			child_fail(c, &e);
-		}
-		if (pid > 0)
-			become_init(c, pid, slave >= 0);
-	}
 	struct process_finish f = {
 		.spec = s,
 		.policy = &c->policy,
 		.sock = c->sock,
 		.tty_slave = slave,
 		/* A pty is its stdio (sent to a console socket), not the log. */
-		.log_fd = c->opts->detach && !c->opts->keep_stdio && slave < 0 ? c->log_fd : -1,
+		.detached = c->opts->detach && !c->opts->keep_stdio && slave < 0,
+		.init = s->init ? &c->init : NULL,
 		.created_fd = c->fifo_fd,
 		.preserve_fds = c->opts->preserve_fds,
 		.keep_stdout = c->opts->keep_stdout,
 		.keep_stderr = c->opts->keep_stderr,
 		.rearm_deathsig = s->proc.has_user && !c->opts->detach,
-		.outlive_cell = c->opts->detach && !s->init,
+		.outlive_cell = c->opts->detach,
 		.umask = c->umask,
 		.sigmask = c->parent,
 	};
 	process_finish(&f);
+}
+
+/* Where a detached jail's stream FD went: "log" (the reaper's), the
+ * file the caller sent it to (as /proc/self/fd/FD names it: cell logs
+ * says so), or null (not kept: no reaper). */
+static json_t *output_of(const struct jail_spec *s, bool kept, int fd)
+{
+	char link[32], path[4096];
+	ssize_t n;
+
+	if (!kept)
+		return s->init ? json_string("log") : json_null();
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return json_string("?");
+	path[n] = '\0';
+	/* jansson takes UTF-8 only. */
+	return json_stringn(path, (size_t)n) ?: json_string("?");
 }
 
 /* state.json: what `cell ls`, `cell inspect`, `exec` and `set` read
@@ -470,6 +421,14 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 		return NULL;
 	}
 
+	if (rec != NULL && o->detach && !o->keep_stdio &&
+	    json_object_set_new(rec, "output",
+				json_pack("{s:o, s:o}", "stdout",
+					  output_of(s, o->keep_stdout, STDOUT_FILENO), "stderr",
+					  output_of(s, o->keep_stderr, STDERR_FILENO))) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
 	/* A jail in the host's pid namespace (an OCI config without one):
 	 * its pid 1 is no pid 1, and is known by pid and start time only. */
 	if (rec != NULL && !(s->mech.ns_new & CLONE_NEWPID) &&
@@ -525,6 +484,19 @@ struct launch {
 	time_t created;
 	bool keep; /* the jail lives on (-d), or was removed meanwhile (rm -f) */
 };
+
+/* No reaper's files (yet). */
+static void init_plan_clear(struct child_ctx *c)
+{
+	c->init = (struct init_plan){.memfd = -1,
+				     .status_fd = -1,
+				     .restarts_fd = -1,
+				     .out_fd = -1,
+				     .err_fd = -1,
+				     .log_fds = c->log_fds,
+				     .restart = c->spec->restart,
+				     .restart_max = c->spec->restart_max};
+}
 
 /* Opens FILE in the jail's state directory for the child. */
 static int open_jail_file(struct store_jail *j, const char *file, int flags, struct cell_err *e)
@@ -734,8 +706,29 @@ static void undo_cgroups(struct launch *l)
 	cgroup_destroy(&l->cg, &ignored);
 }
 
-/* files: what the child takes with it: a detached jail's log and exit
- * files, cell-init's memfd, the attach point (its own state directory:
+/* A detached jail's files for its reaper: the exit status, the count of
+ * restarts, the ring of log files (logfile.h). */
+static int init_files(struct launch *l, struct cell_err *e)
+{
+	const struct jail_spec *s = l->spec;
+	struct init_plan *p = &l->child.init;
+	long long keep = s->log_keep >= 0 ? s->log_keep : LAUNCH_LOG_KEEP;
+
+	if ((p->status_fd = open_jail_file(&l->jail, "exit", O_TRUNC, e)) < 0 ||
+	    (p->restarts_fd = open_jail_file(&l->jail, "restarts", O_TRUNC, e)) < 0)
+		return -1;
+	/* Both streams sent to files by the caller: nothing to log. */
+	if (l->opts->keep_stdout && l->opts->keep_stderr)
+		return 0;
+	if (logfile_open_ring(l->jail.dirfd, (int)keep + 1, l->child.log_fds, &p->log_cur, e) < 0)
+		return cell_err_prefix(e, "jail %s", s->name);
+	p->nlogs = (int)keep + 1;
+	p->log_size = s->log_size >= 0 ? s->log_size : LAUNCH_LOG_SIZE;
+	return 0;
+}
+
+/* files: what the child takes with it: a detached jail's log, exit and
+ * restarts files, cell-init's memfd, the attach point (its own state directory:
  * the root is attached over it in the jail's mount namespace only), the
  * helper's namespaces with their maps written. */
 static int stage_files(struct launch *l, struct cell_err *e)
@@ -751,14 +744,9 @@ static int stage_files(struct launch *l, struct cell_err *e)
 		if (c->fifo_fd < 0)
 			return cell_err_set(e, errno, "jail %s: open exec.fifo", s->name);
 	}
-	if (l->opts->detach && !l->opts->keep_stdio) {
-		c->log_fd = open_jail_file(&l->jail, "log", O_APPEND, e);
-		if (c->log_fd < 0)
-			return -1;
-		if (s->init && (c->exit_fd = open_jail_file(&l->jail, "exit", O_TRUNC, e)) < 0)
-			return -1;
-	}
-	if (s->init && (c->init_fd = init_memfd(e)) < 0)
+	if (s->init && (c->init.memfd = init_memfd(e)) < 0)
+		return -1;
+	if (s->init && l->opts->detach && !l->opts->keep_stdio && init_files(l, e) < 0)
 		return -1;
 	if (asprintf(&c->attach, "%s/%s", l->opts->state_root, s->name) < 0) {
 		c->attach = NULL;
@@ -773,15 +761,20 @@ static void undo_files(struct launch *l)
 {
 	struct child_ctx *c = &l->child;
 
-	if (c->log_fd >= 0)
-		close(c->log_fd);
-	if (c->exit_fd >= 0)
-		close(c->exit_fd);
-	if (c->init_fd >= 0)
-		close(c->init_fd);
+	struct init_plan *p = &c->init;
+
+	for (int i = 0; i < p->nlogs; i++)
+		close(c->log_fds[i]);
+	if (p->status_fd >= 0)
+		close(p->status_fd);
+	if (p->restarts_fd >= 0)
+		close(p->restarts_fd);
+	if (p->memfd >= 0)
+		close(p->memfd);
 	if (c->fifo_fd >= 0)
 		close(c->fifo_fd);
-	c->log_fd = c->exit_fd = c->init_fd = c->fifo_fd = -1;
+	c->fifo_fd = -1;
+	init_plan_clear(c);
 	free(c->attach);
 	c->attach = NULL;
 }
@@ -1166,13 +1159,7 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 	struct launch l = {
 		.spec = s,
 		.opts = &o,
-		.child = {.spec = s,
-			  .opts = &o,
-			  .sock = -1,
-			  .log_fd = -1,
-			  .exit_fd = -1,
-			  .init_fd = -1,
-			  .fifo_fd = -1},
+		.child = {.spec = s, .opts = &o, .sock = -1, .fifo_fd = -1},
 		.jail = {.dirfd = -1},
 		.rootfd = -1,
 		.sv = {-1, -1},
@@ -1184,6 +1171,7 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 	test_holds(&o);
 #endif
 	l.child.hold = o.hold;
+	init_plan_clear(&l.child);
 	*status = -1;
 	l.child.cgroup = &l.cg;
 	cgroup_init(&l.cg);
@@ -1202,6 +1190,32 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 		close(l.rootfd);
 	ns_own_reap(&l.child.own);
 	return ret;
+}
+
+static int min_nofile(const struct jail_spec *s, const struct launch_opts *o)
+{
+	long long keep = s->log_keep >= 0 ? s->log_keep : LAUNCH_LOG_KEEP;
+
+	return init_min_nofile(o->detach ? (int)keep + 1 : 0);
+}
+
+int launch_complete_spec(struct jail_spec *s, const struct launch_opts *o, struct cell_err *e)
+{
+	/* A service's pid 1 is the reaper: signals reach the payload, stop
+	 * returns as soon as it ends, its status and log are kept. */
+	if (!s->init_given && o->detach)
+		s->init = true;
+	s->init_given = true;
+	if (s->restart != JAIL_RESTART_NO && !s->init)
+		return cell_err_param(e, PARAM_RESTART, 0, 0,
+				      "needs cell's reaper as pid 1 (not with --no-init)");
+	/* Its pid 1 runs under the jail's rlimits, its log files open. */
+	if (s->init && s->limits.nofile >= 0 && s->limits.nofile < min_nofile(s, o))
+		return cell_err_param(
+			e, PARAM_NOFILE, 0, 0,
+			"at least %d for cell's reaper and its log files (or --no-init)",
+			min_nofile(s, o));
+	return 0;
 }
 
 /* --- OCI start: created -> running ----------------------------------- */

@@ -78,6 +78,18 @@ struct launch_opts {
 	struct jail *reuse;
 };
 
+/* The log's defaults (log.size, log.keep). */
+#define LAUNCH_LOG_SIZE (10LL << 20)
+#define LAUNCH_LOG_KEEP 1
+
+/*
+ * What of spec S depends on how it runs (O->detach), for a spec of the
+ * jail front doors (run, up; an OCI config's says init=false): a
+ * detached jail gets cell's reaper as pid 1 unless init was given;
+ * a restart policy needs the reaper.  Before policy_defaults().
+ */
+int launch_complete_spec(struct jail_spec *s, const struct launch_opts *o, struct cell_err *e);
+
 /*
  * Runs the jail of SPEC (validated, its mechanisms filled) through the
  * stages of launch.c.  The jail's state directory goes in O->state_root.

@@ -48,6 +48,7 @@ STR_FIELD(cgroup_parent_of, cgroup_parent)
 BOOL_FIELD(rw_of, rw)
 BOOL_FIELD(init_of, init)
 BOOL_FIELD(policy_of, policy)
+BOOL_FIELD(init_given_of, init_given)
 BOOL_FIELD(has_nice_of, limits.has_nice)
 NUM_FIELD(nrtask_of, nrtask)
 NUM_FIELD(memory_of, memory)
@@ -58,6 +59,16 @@ NUM_FIELD(memlock_of, memlock)
 NUM_FIELD(data_of, data)
 NUM_FIELD(nofile_of, nofile)
 NUM_FIELD(nice_of, nice)
+
+static long long *log_size_of(struct jail_spec *s)
+{
+	return &s->log_size;
+}
+
+static long long *log_keep_of(struct jail_spec *s)
+{
+	return &s->log_keep;
+}
 
 /* The format functions read a const spec through the same accessors. */
 #define MUT(s) ((struct jail_spec *)(s))
@@ -229,10 +240,16 @@ static int text_bool(const char *text, bool *out, struct cell_err *e)
 	return cell_err_set(e, 0, "expected true or false");
 }
 
+/* A boolean with a `has` accessor knows whether it was given (init:
+ * a detached jail's default differs). */
 static int parse_bool(const struct param *p, struct jail_spec *s, const char *text,
 		      struct cell_err *e)
 {
-	return text_bool(text, p->boolean(s), e);
+	if (text_bool(text, p->boolean(s), e) < 0)
+		return -1;
+	if (p->has != NULL)
+		*p->has(s) = true;
+	return 0;
 }
 
 static int format_bool(const struct param *p, const struct jail_spec *s, size_t i, char **out)
@@ -244,6 +261,8 @@ static int format_bool(const struct param *p, const struct jail_spec *s, size_t 
 static void clear_bool(const struct param *p, struct jail_spec *s)
 {
 	*p->boolean(s) = p->def;
+	if (p->has != NULL)
+		*p->has(s) = false;
 }
 
 /* ---- numbers ---- */
@@ -722,6 +741,72 @@ static void clear_userns(const struct param *p, struct jail_spec *s)
 	s->userns = JAIL_USERNS_PRIVATE;
 }
 
+/* no, on-failure, on-failure:N (N >= 1 restarts at most), always. */
+static int parse_restart(const struct param *p, struct jail_spec *s, const char *text,
+			 struct cell_err *e)
+{
+	static const char expected[] = "expected no, on-failure[:N] or always";
+	long long max = 0;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "%s", expected);
+	if (strcmp(text, "no") == 0) {
+		s->restart = JAIL_RESTART_NO;
+	} else if (strcmp(text, "always") == 0) {
+		s->restart = JAIL_RESTART_ALWAYS;
+	} else if (strncmp(text, "on-failure", 10) == 0 &&
+		   (text[10] == '\0' ||
+		    (text[10] == ':' && spec_parse_count(text + 11, &max) == 0 && max >= 1))) {
+		s->restart = JAIL_RESTART_ON_FAILURE;
+	} else {
+		return cell_err_set(e, 0, "%s", expected);
+	}
+	s->restart_max = max;
+	return 0;
+}
+
+static int format_restart(const struct param *p, const struct jail_spec *s, size_t i, char **out)
+{
+	char buf[48];
+
+	*out = NULL;
+	if (i > 0)
+		return 0;
+	if (s->restart == JAIL_RESTART_ON_FAILURE && s->restart_max > 0)
+		snprintf(buf, sizeof(buf), "on-failure:%lld", s->restart_max);
+	else
+		snprintf(buf, sizeof(buf), "%s",
+			 s->restart == JAIL_RESTART_ALWAYS	 ? "always"
+			 : s->restart == JAIL_RESTART_ON_FAILURE ? "on-failure"
+								 : "no");
+	return dup_out(buf, out);
+}
+
+static void clear_restart(const struct param *p, struct jail_spec *s)
+{
+	s->restart = JAIL_RESTART_NO;
+	s->restart_max = 0;
+}
+
+/* The reaper cuts a line at 4 KiB (a partial chunk, src/init/reaper.c):
+ * a file of at least two holds any line whole, and the log's cap holds. */
+static int parse_log_size(const char *text, long long *v, struct cell_err *e)
+{
+	if (parse_size(text, v, e) < 0)
+		return -1;
+	if (*v < 8192)
+		return cell_err_set(e, 0, "at least 8K");
+	return 0;
+}
+
+/* Each kept file is a descriptor of the reaper's. */
+static int parse_log_keep(const char *text, long long *v, struct cell_err *e)
+{
+	if (spec_parse_count(text, v) < 0 || *v > 99)
+		return cell_err_set(e, 0, "expected a number of files, 0..99");
+	return 0;
+}
+
 /* ---- the table ---- */
 
 #define STRING(fn, chk)                                                                            \
@@ -784,8 +869,23 @@ const struct param param_table[PARAM_COUNT] = {
 			  PARAM_GROUP_POLICY,
 			  OWN(PARAM_STRING, parse_userns, format_userns, clear_userns)},
 	[PARAM_INIT] = {PARAM_INIT, "init", NULL, "--init", 0, "true", NULL,
-			"run a tiny reaper as pid 1 that forwards signals", PARAM_GROUP_PROCESS,
-			BOOLEAN(init_of, false)},
+			"cell's reaper as pid 1: forwards signals, reaps,\n"
+			"writes the log, restarts (default with -d)",
+			PARAM_GROUP_PROCESS, BOOLEAN(init_of, false), .has = init_given_of,
+			.no_flag = "--no-init",
+			.no_help = "the command is pid 1 (-d: its output is not kept)"},
+	[PARAM_RESTART] = {PARAM_RESTART, "restart", NULL, "--restart", 0, NULL, "POLICY",
+			   "start the command again when it ends: no (default),\n"
+			   "on-failure[:N] or always (needs the reaper)",
+			   PARAM_GROUP_PROCESS,
+			   OWN(PARAM_STRING, parse_restart, format_restart, clear_restart)},
+	[PARAM_LOG_SIZE] = {PARAM_LOG_SIZE, "log.size", NULL, "--log-size", 0, NULL, "SIZE",
+			    "-d: the log's size, per file (default 10M)", PARAM_GROUP_PROCESS,
+			    NUMBER(log_size_of, parse_log_size, param_format_size, 8192,
+				   LLONG_MAX)},
+	[PARAM_LOG_KEEP] = {PARAM_LOG_KEEP, "log.keep", NULL, "--log-keep", 0, NULL, "N",
+			    "-d: older log files kept (default 1)", PARAM_GROUP_PROCESS,
+			    NUMBER(log_keep_of, parse_log_keep, format_count, 0, 99)},
 	[PARAM_POLICY] = {PARAM_POLICY, "policy", NULL, "--no-policy", 0, "false", NULL,
 			  "namespaces only: no seccomp, Landlock, capability\n"
 			  "drop, no_new_privs, /proc masks or hidden host\n"
@@ -1073,6 +1173,8 @@ int param_from_json(const struct param *p, struct jail_spec *s, const json_t *v,
 		if (!json_is_boolean(v))
 			return cell_err_set(e, 0, "expected true or false");
 		*p->boolean(s) = json_is_true(v);
+		if (p->has != NULL)
+			*p->has(s) = true;
 		return 0;
 	case PARAM_INT:
 	case PARAM_REAL:

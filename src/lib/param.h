@@ -40,6 +40,9 @@ enum param_id {
 	PARAM_NET,
 	PARAM_USERNS,
 	PARAM_INIT,
+	PARAM_RESTART,
+	PARAM_LOG_SIZE,
+	PARAM_LOG_KEEP,
 	PARAM_POLICY,
 	PARAM_ALLOW,
 	PARAM_NRTASK,
@@ -124,6 +127,10 @@ struct param {
 	void (*format_num)(long long v, char *buf, size_t size);
 	long long min, max; /* the range a record's value must be in */
 	int scale;	    /* PARAM_REAL: JSON's number is the value / scale */
+	/* A boolean's flag that sets it false (--no-init), and its help
+	 * line; NULL: none. */
+	const char *no_flag;
+	const char *no_help;
 };
 
 /* The table, indexed by enum param_id. */

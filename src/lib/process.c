@@ -314,18 +314,46 @@ int process_exec(const struct jail_spec *s, char *const *env, struct cell_err *e
 	return exec_failed(e, saved, cmd);
 }
 
-/* A detached jail's stdio: stdin /dev/null, stdout and stderr the log
- * unless the caller redirected them to a file of its own. */
-static int detach_stdio(const struct process_finish *f, struct cell_err *e)
+/* A pipe whose write end becomes FD (the payload's stdout or stderr) and
+ * whose read end, close-on-exec, goes to the reaper; -1 on failure. */
+static int pipe_to(int fd)
 {
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if (dup2(p[1], fd) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	close(p[1]);
+	return p[0];
+}
+
+/*
+ * A detached jail's stdio: stdin /dev/null; stdout and stderr, unless the
+ * caller sent them to a file, pipes to the reaper (PLAN, which gets
+ * their read ends), or /dev/null without it.  Pipes rather than the log
+ * file itself: a payload holding the file could write past the log's
+ * cap, fallocate on the state root's filesystem, or seek; a pipe
+ * refuses all of that (fallocate: ESPIPE).
+ */
+static int detach_stdio(const struct process_finish *f, struct init_plan *plan, struct cell_err *e)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
 		return cell_err_set(e, errno, "stdin from /dev/null");
+	if (plan == NULL && ((!f->keep_stdout && dup2(null, STDOUT_FILENO) < 0) ||
+			     (!f->keep_stderr && dup2(null, STDERR_FILENO) < 0))) {
+		close(null);
+		return cell_err_set(e, errno, "stdout and stderr to /dev/null");
+	}
 	close(null);
-	if ((!f->keep_stdout && dup2(f->log_fd, STDOUT_FILENO) < 0) ||
-	    (!f->keep_stderr && dup2(f->log_fd, STDERR_FILENO) < 0))
-		return cell_err_set(e, errno, "stdout and stderr to the log");
+	if (plan != NULL && ((!f->keep_stdout && (plan->out_fd = pipe_to(STDOUT_FILENO)) < 0) ||
+			     (!f->keep_stderr && (plan->err_fd = pipe_to(STDERR_FILENO)) < 0)))
+		return cell_err_set(e, errno, "stdout and stderr to the log's pipes");
 	return 0;
 }
 
@@ -496,14 +524,81 @@ static int payload_env(const struct jail_spec *s, const struct ident *id, char *
 	return 0;
 }
 
+/* The payload, forked by the reaper-to-be, waits for the gate's write
+ * end to close: cell-init closes it once it is non-dumpable, so the
+ * payload never finds a /proc/1 it may open. */
+static void wait_gate(int gate)
+{
+	char c;
+
+	while (read(gate, &c, 1) < 0 && errno == EINTR)
+		;
+	close(gate);
+}
+
+/* The payload's last steps, in the child forked off the reaper. */
+static int exec_payload(const struct process_finish *f, const char *path, int gate,
+			char *const *env, struct cell_err *e)
+{
+	const struct jail_spec *s = f->spec;
+
+	if (f->tty_slave >= 0 && setpgid(0, 0) < 0)
+		return cell_err_set(e, errno, "setpgid");
+	wait_gate(gate);
+	if (process_close_fds(3 + f->preserve_fds, e) < 0)
+		return -1;
+	if (sigprocmask(SIG_SETMASK, &f->sigmask, NULL) < 0)
+		return cell_err_set(e, errno, "restore the signal mask");
+	execve(path, s->proc.argv, env);
+	return exec_failed(e, errno, s->proc.argv[0]);
+}
+
+/*
+ * With the reaper: the fork comes at the very end, so that pid 1 holds
+ * everything the payload's exec needs (user, capabilities, working
+ * directory, umask, labels, stdio, the path found in the jail's PATH)
+ * and starts it again with fork + execve alone: freestanding, it could
+ * not redo any of it.  The reaper thus runs with the payload's
+ * credentials, and needs none.  With a terminal, the payload is its
+ * foreground process group: ^C reaches it once, not pid 1 too.
+ */
+static int fork_payload(const struct process_finish *f, struct init_plan *plan, const char *path,
+			char *const *env, struct cell_err *e)
+{
+	int gate[2];
+	pid_t pid;
+
+	if (pipe2(gate, O_CLOEXEC) < 0)
+		return cell_err_set(e, errno, "the reaper's gate");
+	pid = fork();
+	if (pid < 0)
+		return cell_err_param(e, PARAM_INIT, 0, errno, "fork the payload");
+	if (pid == 0) {
+		close(gate[1]);
+		return exec_payload(f, path, gate[0], env, e);
+	}
+	close(gate[0]);
+	if (plan->tty && (setpgid(pid, pid) < 0 || tcsetpgrp(STDIN_FILENO, pid) < 0))
+		return cell_err_set(e, errno, "the terminal's foreground to the payload");
+	/* A detached jail outlives its cell. */
+	if (f->outlive_cell && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
+		return cell_err_set(e, errno, "clear the parent-death signal");
+	return init_exec(plan, pid, path, f->spec->proc.argv, env, gate[1], e);
+}
+
 static int finish(const struct process_finish *f, struct cell_err *e)
 {
 	char path[PATH_MAX];
+	struct init_plan plan;
 	struct ident id;
 	char **env;
 
 	const struct jail_spec *s = f->spec;
 
+	if (f->init != NULL) {
+		plan = *f->init;
+		plan.tty = f->tty_slave >= 0;
+	}
 	if (f->tty_slave >= 0 && tty_make_controlling(f->tty_slave, e) < 0)
 		return -1;
 	/* Names are looked up here, in the jail's root: its own users. */
@@ -517,10 +612,17 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	if (f->rearm_deathsig)
 		channel_rearm_deathsig(f->sock);
 	umask(s->proc.has_umask ? s->proc.umask : f->umask);
-	if (f->log_fd >= 0 && detach_stdio(f, e) < 0)
+	if (f->detached && detach_stdio(f, f->init != NULL ? &plan : NULL, e) < 0)
 		return -1;
 	if (set_lsm_labels(&s->proc, e) < 0)
 		return -1;
+	if (f->init != NULL) {
+		/* Said as process_exec() says it. */
+		if (resolve_command(s, path, sizeof(path), e) < 0)
+			return exec_failed(e, e->exit_code == CELL_EXIT_NOTFOUND ? ENOENT : EACCES,
+					   s->proc.argv[0]);
+		return fork_payload(f, &plan, path, env, e);
+	}
 	if (f->created_fd >= 0) {
 		if (resolve_command(s, path, sizeof(path), e) < 0)
 			return -1;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "init.h"
 #include "policy.h"
 #include "spec.h"
 
@@ -39,17 +40,25 @@ int process_exec(const struct jail_spec *s, char *const *env, struct cell_err *e
  * /etc/group (passwd.h; and the kept capabilities again, which a uid change empties), the
  * working directory, the caller's umask, a detached jail's stdio, the
  * close-on-exec sweep, the caller's signal mask, the parent-death signal,
- * execve.  Any failure is sent on the channel SOCK and ends the process
- * with the error's exit code.
+ * execve.  With the reaper, the fork of the payload comes last: the
+ * reaper (pid 1) keeps everything but the exec, and so starts the
+ * payload again as the first one started.  Any failure is sent on the channel SOCK and ends the
+ * process with the error's exit code.
  */
 struct process_finish {
 	const struct jail_spec *spec;
 	const struct policy *policy;
-	int sock;	  /* the channel (close-on-exec: its end of file = exec'd) */
-	int tty_slave;	  /* the pty's slave, to make controlling; -1: none */
-	int log_fd;	  /* stdout and stderr unless kept (detached); -1: none */
-	bool keep_stdout; /* with log_fd: stdout stays the caller's */
+	int sock;      /* the channel (close-on-exec: its end of file = exec'd) */
+	int tty_slave; /* the pty's slave, to make controlling; -1: none */
+	/* A detached jail's stdio: stdin /dev/null; stdout and stderr the
+	 * reaper's pipes (with init), else /dev/null, unless kept. */
+	bool detached;
+	bool keep_stdout; /* detached: stdout stays the caller's */
 	bool keep_stderr;
+	/* Cell's reaper as pid 1 (NULL: none): this process forks the
+	 * payload once it is set up, and execs the reaper (init.h); the
+	 * pipes are made here. */
+	const struct init_plan *init;
 	bool rearm_deathsig; /* after a uid change: die with cell until the exec */
 	bool outlive_cell;   /* clear the parent-death signal just before execve */
 	mode_t umask;	     /* unless the process has its own */

@@ -35,6 +35,7 @@ void spec_init(struct jail_spec *s)
 	memset(s, 0, sizeof(*s));
 	s->net = JAIL_NET_NONE;
 	s->policy = true;
+	s->log_size = s->log_keep = -1;
 	s->limits = (struct jail_limits){-1, -1, -1, -1, -1, -1, -1, -1, 0, false};
 	s->res = (struct jail_resources){.cpu_shares = -1,
 					 .cpu_quota = -1,

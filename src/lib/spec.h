@@ -37,6 +37,14 @@ enum jail_userns {
 	JAIL_USERNS_HOST,    /* the host's ids: the jail's root is the host's (weaker) */
 };
 
+/* When the reaper starts the payload again (--restart, restart in a jail
+ * file); it needs the reaper (init). */
+enum jail_restart {
+	JAIL_RESTART_NO,
+	JAIL_RESTART_ON_FAILURE, /* an exit status other than 0, restart_max times (0: always) */
+	JAIL_RESTART_ALWAYS,	 /* whatever the status, until cell stop */
+};
+
 /* The rules of the default policy a jail may relax, by name (--allow NAME,
  * allow.NAME in a jail file); FreeBSD's allow.* parameters in spirit. */
 enum jail_allow {
@@ -363,6 +371,14 @@ struct jail_spec {
 	enum jail_net net;
 	enum jail_userns userns;
 	bool init; /* our reaper is pid 1, the command its child */
+	/* init was given (--init, --no-init, a file's init): else a
+	 * detached jail gets the reaper (launch_complete_spec()). */
+	bool init_given;
+	enum jail_restart restart;
+	long long restart_max; /* on-failure:N; 0: no limit */
+	/* A detached jail's log: the size of one file, and how many older
+	 * ones are kept (log.0 .. log.KEEP); -1: the defaults. */
+	long long log_size, log_keep;
 
 	bool policy;	    /* hold the jail to the default policy (policy.c) */
 	unsigned int allow; /* enum jail_allow bits */

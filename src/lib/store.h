@@ -5,8 +5,10 @@
  *   <root>/<name>/jid          its JID: made empty before the rename (the
  *                              proof the directory is cell's), written once
  *                              the name is in place, under the root's lock
- *   <root>/<name>/log          a detached jail's stdout and stderr
- *   <root>/<name>/exit         its exit status, written by the --init reaper
+ *   <root>/<name>/log.N        a detached jail's log, its reaper's ring of
+ *                              files (logfile.h); "log": an older cell's
+ *   <root>/<name>/exit         its exit status, written by its reaper
+ *   <root>/<name>/restarts     how often the reaper restarted its command
  *   <root>/.jid.<N>.<name>     a symlink: JID N is name's (one listing of
  *                              the root finds the JIDs in use)
  *

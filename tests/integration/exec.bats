@@ -71,7 +71,8 @@ status_field() {
 	# The jail's pid 1 is there, and nothing of the host's.
 	[ "${lines[1]}" = 1 ]
 	[ "${#lines[@]}" -lt 8 ]
-	[ "$(cell exec pids cat /proc/1/comm)" = sleep ]
+	# Its pid 1: cell's reaper, the default of a detached jail.
+	[ "$(cell exec pids cat /proc/1/comm)" = cell-init ]
 }
 
 @test "exec sees the jail's mounts: a file its pid 1 wrote in its /tmp" {

@@ -16,7 +16,7 @@ setup() {
 	MARK=$((100000 + RANDOM))$$
 	printf '%s\n' "$MARK" >"$WORK/mark"
 	# The jail's command: pid 1 and a child, both carrying the marker.
-	# Plain sleep as pid 1 (no --init) ignores SIGTERM.
+	# Plain sleep as pid 1 (--no-init: the command is pid 1) ignores SIGTERM.
 	# shellcheck disable=SC2016 # $0 is the inner shell's
 	JAIL_CMD=(sh -c 'sleep "$0" & exec sleep "$0"' "$MARK")
 	HOOK_PIDS=()
@@ -140,7 +140,7 @@ wait_sleeps() {
 # start_jail [OPTION...]: a detached jail $JAIL running $JAIL_CMD with a
 # pids cgroup (so that there is one to leak), up and exec'd.
 start_jail() {
-	run cell run -d --name "$JAIL" --nrtask 20 "$@" -- "${JAIL_CMD[@]}"
+	run cell run -d --no-init --name "$JAIL" --nrtask 20 "$@" -- "${JAIL_CMD[@]}"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$JAIL" ]
 	JAIL_PID=$(record .pid)
@@ -250,7 +250,7 @@ check_nothing_left() {
 
 # crash_run STAGE: `cell run -d` of $JAIL killed -9 at STAGE.
 crash_run() {
-	crash_at "$1" run -d --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
+	crash_at "$1" run -d --no-init --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
 }
 
 # --- cell run -d killed -9 ---------------------------------------------
@@ -269,7 +269,7 @@ crash_run() {
 	check_listed absent
 	# Its creator is dead (its lock is free): the directory is litter.
 	[ ! -e "$STATE/$JAIL" ]
-	run cell run -d --name "$JAIL-next" -- sleep "$MARK"
+	run cell run -d --no-init --name "$JAIL-next" -- sleep "$MARK"
 	[ "$status" -eq 0 ]
 	run cell ls --json
 	[ "$(jq -r '.[0].jid' <<<"$output")" = 1 ]
@@ -335,6 +335,22 @@ crash_run() {
 	check_listed running
 	[ -n "$(jail_cgroups "$JAIL")" ]
 	check_rm 0 -f
+}
+
+@test "run -d killed after the exec leaves a jail with its reaper running, and stop ends it at once" {
+	needs_testpoints
+	crash_at run:execd run -d --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
+	run cell ls -a --json
+	[ "$(jq -r --arg n "$JAIL" '.[] | select(.name == $n) | .state' <<<"$output")" = running ]
+	pid=$(record .pid)
+	[ "$(cat "/proc/$pid/comm")" = cell-init ]
+	SECONDS=0
+	cell stop -t 20 "$JAIL"
+	[ "$SECONDS" -lt 5 ]
+	wait_ended "$pid"
+	wait_no_marker
+	[ "$(cell ls -a --json | jq -r --arg n "$JAIL" '.[] | select(.name == $n) | .exit')" = 143 ]
+	check_rm 0
 }
 
 @test "a foreground run killed after starting its jail leaves nothing after the next ls" {
@@ -455,7 +471,7 @@ crash_run() {
 
 @test "ls does not wait for a jail's lock, and shows a jail being made as creating" {
 	needs_testpoints
-	pause_at run:cgroups run -d --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
+	pause_at run:cgroups run -d --no-init --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
 	run timeout 5 "$CELL" --root "$STATE" ls -a --json
 	[ "$status" -eq 0 ]
 	[ "$(jq -r --arg n "$JAIL" '.[] | select(.name == $n) | .state' <<<"$output")" = creating ]
@@ -471,7 +487,7 @@ crash_run() {
 	needs_testpoints
 	# --allow set_hostname: by run:cgroups cell's helper has made the
 	# jail's user, UTS and network namespaces and waits to be let go.
-	pause_at run:cgroups run -d --name "$JAIL" --allow set_hostname --nrtask 20 -- \
+	pause_at run:cgroups run -d --no-init --name "$JAIL" --allow set_hostname --nrtask 20 -- \
 		"${JAIL_CMD[@]}"
 	for p in $(marker_pids); do
 		[ "$p" = "$HOOK_PID" ] && continue
@@ -488,7 +504,7 @@ crash_run() {
 @test "rm -f waiting on a cell killed mid-run goes on and removes everything" {
 	local rm
 	needs_testpoints
-	pause_at run:cgroups run -d --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
+	pause_at run:cgroups run -d --no-init --name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
 	cell rm -f "$JAIL" >"$WORK/out.rm" 2>&1 3>&- &
 	rm=$!
 	# It waits for the creator's lock.
@@ -527,7 +543,7 @@ crash_run() {
 start_50() {
 	local i pids=() bad=0
 	for i in $(seq 50); do
-		cell run -d --name "$JAIL-$i" -- sleep "$MARK" \
+		cell run -d --no-init --name "$JAIL-$i" -- sleep "$MARK" \
 			</dev/null >"$WORK/out.$i" 2>&1 3>&- &
 		pids+=($!)
 	done
@@ -576,7 +592,7 @@ rm_all_at_once() {
 	local i pids=() won=0 refused=0
 	start_50
 	for i in $(seq 50); do
-		cell run -d --name "$JAIL" -- sleep "$MARK" \
+		cell run -d --no-init --name "$JAIL" -- sleep "$MARK" \
 			</dev/null >"$WORK/out.$i" 2>"$WORK/err.$i" 3>&- &
 		pids+=($!)
 	done
@@ -813,7 +829,7 @@ crash_foreground() {
 # run_forker FLAGS...: a detached jail whose pid 1 ($pid1) forks a
 # sleeper carrying the marker each time /work/fork appears.
 run_forker() {
-	cell run -d --name "$JAIL" "$@" --bind "$WORK:/work" -- sh -c '
+	cell run -d --no-init --name "$JAIL" "$@" --bind "$WORK:/work" -- sh -c '
 touch /work/ready
 while :; do
 	if [ -e /work/fork ]; then
@@ -867,7 +883,7 @@ fork_sleeper() {
 @test "set killed after recording a new cgroup leaves the jail running, and set again works" {
 	needs_testpoints
 	JAIL_CMD=(sh -c 'sleep "$0" & exec sleep "$0"' "$MARK")
-	cell run -d --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
+	cell run -d --no-init --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
 	wait_sleeps
 	crash_at set:recorded set "$JAIL" nrtask=30
 	check_listed running
@@ -883,7 +899,7 @@ fork_sleeper() {
 @test "set killed while moving the jail into a new cgroup leaves the rest to the next set" {
 	needs_testpoints
 	JAIL_CMD=(sh -c 'sleep "$0" & exec sleep "$0"' "$MARK")
-	cell run -d --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
+	cell run -d --no-init --name "$JAIL" -- "${JAIL_CMD[@]}" >/dev/null
 	wait_sleeps
 	# Killed after listing the jail, before moving any of it: the cgroup
 	# is made and recorded, empty, its limit not in the record.
@@ -946,7 +962,9 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	# pid 1 ends, and the kernel ends the jail with it
 	CELL_TEST_FAIL=init:exec run "$CELL_TESTPOINTS" --root "$STATE" run --init -- sleep "$MARK"
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: run: --init: exec the reaper: Exec format error" ]
+	# The reason comes back on the channel, kept open until the exec.
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cell: run: jail "*": --init: exec the reaper: Exec format error" ]]
 	[ -z "$(marker_pids)" ]
 	[ -z "$(ls -A "$STATE")" ]
 }
@@ -1081,7 +1099,7 @@ LAUNCH_STAGES="prepare state ids cgroups files spawn start exec enter built pivo
 
 @test "a child held before pivot_root waits for cell, and goes on when cell lets it" {
 	needs_testpoints
-	CELL_TEST_HOLD=prepivot pause_at run:prepivot run -d --name "$JAIL" -- "${JAIL_CMD[@]}"
+	CELL_TEST_HOLD=prepivot pause_at run:prepivot run -d --no-init --name "$JAIL" -- "${JAIL_CMD[@]}"
 	# Held: its root is built, its command not run (the held child is
 	# a copy of cell, whose arguments carry the marker too).
 	local p

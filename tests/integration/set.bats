@@ -116,13 +116,13 @@ dom.example" ]
 
 @test "a parameter fixed at the start is an error naming it" {
 	start web
-	for p in path=/srv net=host init=true allow.chown=true user=1000 bind=/a:/b; do
+	for p in path=/srv net=host init=false allow.chown=true user=1000 bind=/a:/b; do
 		run cell set web "$p"
 		[ "$status" -eq 125 ]
 		[ "$output" = "cell: set: $p: cannot be changed in a running jail" ]
 	done
 	# Its own value is no change: what ls -n prints feeds back.
-	run cell set web net=none init=false policy=true
+	run cell set web net=none init=true policy=true
 	[ "$status" -eq 0 ]
 }
 
@@ -154,7 +154,8 @@ jail_procs() {
 	NAME=web
 	cell run -d --name web -- sh -c 'sleep 100 & sleep 100 & exec sleep 100' >/dev/null
 	PID1=$(jq -r .pid "$STATE/web/state.json")
-	for _ in $(seq 50); do [ "$(jail_procs "$PID1" | wc -l)" -eq 3 ] && break; sleep 0.1; done
+	# The reaper (pid 1) and the three sleeps.
+	for _ in $(seq 50); do [ "$(jail_procs "$PID1" | wc -l)" -eq 4 ] && break; sleep 0.1; done
 	[ "$(jq -r .cgroup "$STATE/web/state.json")" = null ]
 	run cell set web nrtask=30 memory=64M cpus=0.5
 	[ "$status" -eq 0 ]
@@ -162,7 +163,7 @@ jail_procs() {
 	[ "$(cg_file pids pids.max)" = 30 ]
 	[ "$(cg_file memory memory.limit_in_bytes)" = $((64 << 20)) ]
 	[ "$(cg_file cpu cpu.cfs_quota_us)" = 50000 ]
-	# Each cgroup holds all three processes, and nothing else.
+	# Each cgroup holds all four processes, and nothing else.
 	for ctrl in pids memory cpu; do
 		[ "$(sort -n "$(jq -r ".cgroup.$ctrl" "$STATE/web/state.json")/cgroup.procs")" = "$(jail_procs "$PID1")" ]
 	done

@@ -18,8 +18,9 @@ write_conf() {
 		    exec.start = "echo up > /srv/web.new; mv /srv/web.new /srv/web.started; exec sleep 100";
 		    exec.stop = "echo bye > /srv/web.stopped";
 		    memory = 64M;
+		    init = false;
 		}
-		db { exec.start = 'exec sleep 100'; init; }
+		db { exec.start = 'exec sleep 100'; }
 	EOF
 }
 
@@ -79,7 +80,7 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	printf 'bad { exec.start = "true"; memroy = 1M; }\n' >>"$CONF"
 	run cell up -f "$CONF"
 	[ "$status" -eq 125 ]
-	[ "$output" = "cell: up: $CONF:11:28: unknown parameter \"memroy\"" ]
+	[ "$output" = "cell: up: $CONF:12:28: unknown parameter \"memroy\"" ]
 	[ -z "$(cell ls -aq)" ]
 }
 

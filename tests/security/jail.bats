@@ -197,8 +197,11 @@ print(n)'
 @test "a jail cannot read another jail's log or record in a state root inside the embedded root" {
 	OTHER_ROOT=$WORK/state
 	"$CELL" --root "$OTHER_ROOT" run -d --name victim -- sh -c 'echo secret-of-victim; sleep 100' 2>&1 | cat
-	wait_for "$OTHER_ROOT/victim/log"
-	wait_output "$OTHER_ROOT/victim/log" secret-of-victim
+	wait_for "$OTHER_ROOT/victim/log.0"
+	for _ in $(seq 50); do
+		grep -q ' stdout F secret-of-victim$' "$OTHER_ROOT/victim/log.0" && break
+		sleep 0.1
+	done
 	# With ids of its own (the default) the jail cannot even enter the
 	# host root's 0700 directories; with the host's ids (--userns host)
 	# the mask of the state root is what stops it.
@@ -206,14 +209,14 @@ print(n)'
 		run "$CELL" --root "$OTHER_ROOT" run --userns $userns -e HOST_UTS="$HOST_UTS" \
 			-e HOST_PID="$HOST_PID" -- \
 			sh -c "$JAIL_GUARD_SH"$'\n'"ls -A $OTHER_ROOT 2>/dev/null | wc -l
-cat $OTHER_ROOT/victim/log $OTHER_ROOT/victim/state.json 2>/dev/null
+cat $OTHER_ROOT/victim/log.0 $OTHER_ROOT/victim/state.json 2>/dev/null
 echo end"
 		[ "$status" -eq 0 ]
 		[ "$output" = "0
 end" ]
 	done
 	# The host's view is untouched.
-	grep -qx secret-of-victim "$OTHER_ROOT/victim/log"
+	grep -q ' stdout F secret-of-victim$' "$OTHER_ROOT/victim/log.0"
 }
 
 @test "cell exec -u does not hang on a FIFO the jail put at /etc/passwd" {
