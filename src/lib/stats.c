@@ -154,6 +154,13 @@ static int read_proc(const char *pid, struct jail_proc *p)
 	p->state = ps.state;
 	p->cpu_ms = (unsigned long long)ticks_to_ms(ps.utime + ps.stime);
 	p->argv = argv_of(pid);
+	/* cell's reaper: its arguments are its own plumbing (descriptors,
+	 * the payload's path), not a command anyone typed. */
+	if (p->argv != NULL && p->pid == 1 && json_array_size(p->argv) > 1 &&
+	    strcmp(json_string_value(json_array_get(p->argv, 0)), "cell-init") == 0) {
+		while (json_array_size(p->argv) > 1)
+			json_array_remove(p->argv, 1);
+	}
 	return p->argv != NULL ? 0 : -1;
 }
 

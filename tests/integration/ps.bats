@@ -12,7 +12,7 @@ jfield() {
 # --- ps -------------------------------------------------------------------
 
 @test "ps lists a jail's processes: pid inside and on the host, user, state, time, command" {
-	cell run -d --name web -- sh -c 'sleep 100 & exec sleep 200' >/dev/null
+	cell run -d --no-init --name web -- sh -c 'sleep 100 & exec sleep 200' >/dev/null
 	pid=$(jfield web pid)
 	for _ in $(seq 50); do
 		[ -n "$(descendants "$pid")" ] && break
@@ -37,6 +37,14 @@ jfield() {
 	[ "${row[*]:5}" = "sleep 100" ]
 }
 
+@test "ps shows cell's reaper as pid 1 named cell-init alone, the payload its child" {
+	cell run -d --name web -- sleep 100 >/dev/null
+	run cell ps --json web
+	[ "$status" -eq 0 ]
+	run jq -c '[.[] | [.pid, .command]]' <<<"$output"
+	[ "$output" = '[[1,["cell-init"]],[2,["sleep","100"]]]' ]
+}
+
 @test "ps names the host's user of a jail that runs with the host's ids" {
 	cell run -d --name hostids --userns host -- sleep 100 >/dev/null
 	run cell ps hostids
@@ -46,7 +54,7 @@ jfield() {
 }
 
 @test "ps --json gives each process's fields, its command as an array" {
-	cell run -d --name web -- sleep 100 >/dev/null
+	cell run -d --no-init --name web -- sleep 100 >/dev/null
 	run cell ps --json web
 	[ "$status" -eq 0 ]
 	run jq -c '[.[] | [.pid, .host_pid, .state, .command]]' <<<"$output"
@@ -54,7 +62,7 @@ jfield() {
 }
 
 @test "ps shows a jail's process named with control characters on one line" {
-	cell run -d --name odd -- bash -c 'exec -a "$(printf "x\ny")" sleep 100' >/dev/null
+	cell run -d --no-init --name odd -- bash -c 'exec -a "$(printf "x\ny")" sleep 100' >/dev/null
 	run cell ps odd
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
@@ -87,8 +95,8 @@ jfield() {
 # --- stats ----------------------------------------------------------------
 
 @test "stats --no-stream prints one row per running jail: CPU, memory with its limit, tasks" {
-	cell run -d --name small --memory 64M --nrtask 20 -- sleep 100 >/dev/null
-	cell run -d --name plain -- sh -c 'sleep 100 & exec sleep 100' >/dev/null
+	cell run -d --no-init --name small --memory 64M --nrtask 20 -- sleep 100 >/dev/null
+	cell run -d --no-init --name plain -- sh -c 'sleep 100 & exec sleep 100' >/dev/null
 	cell run -d --name gone -- true >/dev/null
 	run cell stats --no-stream
 	[ "$status" -eq 0 ]
@@ -99,7 +107,7 @@ jfield() {
 }
 
 @test "stats --json gives numbers: a busy jail's CPU, the memory cgroup's usage and limits" {
-	cell run -d --name busy --memory 64M -- sh -c 'while :; do :; done' >/dev/null
+	cell run -d --no-init --name busy --memory 64M -- sh -c 'while :; do :; done' >/dev/null
 	run cell stats --json busy
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.[0].name' <<<"$output")" = busy ]
@@ -112,7 +120,7 @@ jfield() {
 }
 
 @test "stats without cgroups counts the jail's processes from /proc" {
-	cell run -d --name nocg -- sh -c 'sleep 100 & sleep 100 & exec sleep 100' >/dev/null
+	cell run -d --no-init --name nocg -- sh -c 'sleep 100 & sleep 100 & exec sleep 100' >/dev/null
 	pid=$(jfield nocg pid)
 	for _ in $(seq 50); do
 		[ "$(descendants "$pid" | wc -l)" -eq 2 ] && break
