@@ -52,7 +52,7 @@ run_unit unit "$top/$build"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	run_unit unit-asan "$top/$asan"
 
-# Per fuzz target (jailconf, record, oci_config): the saved crash inputs once each, then
+# Per fuzz target (jailconf, record, oci_config, passwd): the saved crash inputs once each, then
 # a short libFuzzer pass over a copy of the seed corpus (the run adds inputs
 # to it; the repository's stays as it is).  A crash input is kept in the
 # sanitizer build dir as fuzz-NAME-*.
@@ -84,7 +84,7 @@ run_fuzz() { # out binary name
 
 out="$log/fuzz.tap"
 : >"$out"
-for target in jailconf record oci_config; do
+for target in jailconf record oci_config passwd; do
 	if [ -x "$top/$asan/tests/fuzz/fuzz_$target" ]; then
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 			run_fuzz "$out" "$top/$asan/tests/fuzz/fuzz_$target" "$target"

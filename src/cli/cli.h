@@ -34,6 +34,12 @@ struct param;
 void cli_spell_flags(struct cell_err *e, const struct jail_spec *s);
 void cli_spell_flag_text(struct cell_err *e, const struct param *p, const char *text);
 
+/* A jail named on the command line: a word of digits only is the JID of
+ * a jail of G's root if there is one (`cell exec 3 sh`, as jexec), its
+ * name then returned (a heap copy that lives as long as argv); else the
+ * word itself, a name.  The JID wins over a jail named by those digits. */
+char *cli_jail_arg(const struct cli_global *g, char *word);
+
 /* Same for a message built here; returns 125. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -48,6 +54,10 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
  * at argv[optind - 1] (unknown, missing its value, or given one it does
  * not take); returns 125. */
 int cli_bad_option(const char *cmd, char **argv, const struct option *opts);
+/* Of the N NAMES, the one nearest WORD by edit distance (a swap of two
+ * neighbours is one edit), if it is near enough to be a typo of it;
+ * else NULL. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
 /* Its words alone, for PROG's (cell, cell-oci) command CMD, into BUF. */
 void cli_bad_option_text(const char *prog, const char *cmd, char **argv, const struct option *opts,
 			 char *buf, size_t size);

@@ -13,23 +13,23 @@
 #include "param.h"
 #include "spec.h"
 
-extern char **environ;
-
 static void exec_usage(FILE *out)
 {
 	fputs("Usage: cell exec [OPTIONS] NAME [COMMAND [ARG...]]\n"
 	      "\n"
-	      "Run COMMAND (default /bin/sh) inside the running jail NAME: in all its\n"
-	      "namespaces and cgroups, held to the same policy and limits as the jail's\n"
-	      "own processes.  Exit with COMMAND's status (128+N if killed by signal N;\n"
-	      "125 if cell failed, 126 if COMMAND is not executable, 127 if not found).\n"
+	      "Run COMMAND (default /bin/sh) inside the running jail NAME (or JID): in all\n"
+	      "its namespaces and cgroups, held to the same policy and limits as the jail's\n"
+	      "own processes, with its environment, working directory and user.  Exit with\n"
+	      "COMMAND's status (128+N if killed by signal N; 125 if cell failed, 126 if\n"
+	      "COMMAND is not executable, 127 if not found).\n"
 	      "\n"
 	      "  -t, --tty               a pty of the jail's even if stdin is not a terminal\n"
 	      "  -T, --no-tty            never a pty\n"
-	      "  -e, --env KEY=VALUE     set a variable; KEY alone copies cell's (repeatable)\n"
-	      "      --clear-env         start from an empty environment (PATH is set)\n"
-	      "  -w, --workdir DIR       working directory inside (default /)\n"
-	      "  -u, --user UID[:GID]    run as UID (default: the jail's user)\n"
+	      "  -e, --env KEY=VALUE     set a variable over the jail's environment; KEY\n"
+	      "                          alone copies cell's (repeatable)\n"
+	      "  -w, --workdir DIR       working directory inside (default: the jail's)\n"
+	      "  -u, --user USER[:GROUP] run as USER, a name of the jail's /etc/passwd or a\n"
+	      "                          uid (default: the jail's user)\n"
 	      "  -h, --help              show this help\n",
 	      out);
 }
@@ -75,7 +75,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 	struct option opts[PARAM_COUNT + sizeof(own_opts) / sizeof(own_opts[0])];
 	static char *const default_cmd[] = {"/bin/sh", NULL};
 	char **envs = calloc((size_t)argc + 1, sizeof(char *));
-	bool force_tty = false, no_tty = false, clear = false;
+	bool force_tty = false, no_tty = false;
 	struct jail_spec s;
 	struct cell_err e;
 	size_t nenv = 0;
@@ -109,8 +109,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 			no_tty = true;
 			break;
 		case OPT_CLEAR_ENV:
-			clear = true;
-			break;
+			break; /* accepted, as it always holds now (cell(8)) */
 		case 'h':
 			exec_usage(stdout);
 			ret = 0;
@@ -128,7 +127,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 		cell_err_set(&e, 0, "--tty and --no-tty are exclusive");
 		goto fail;
 	}
-	s.name = strdup(argv[optind]);
+	s.name = strdup(cli_jail_arg(g, argv[optind])); /* a JID names a jail too */
 	if (s.name == NULL)
 		goto oom;
 	optind++;
@@ -136,15 +135,16 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 			  optind < argc ? argv + optind : default_cmd, &e) < 0)
 		goto fail;
 	s.proc.terminal = force_tty || (!no_tty && isatty(STDIN_FILENO));
-	if (!clear && spec_env_import(&s, environ, &e) < 0)
-		goto fail;
+	/* The process's environment is the jail's (its record) with these
+	 * over it, never cell's; HOME is its user's, found in the jail. */
+	s.proc.user_env = true;
 	for (size_t i = 0; i < nenv; i++)
 		if (param_parse(param_get(PARAM_ENV), &s, envs[i], &e) < 0) {
 			cli_spell_flag_text(&e, param_get(PARAM_ENV), envs[i]);
 			goto fail;
 		}
 	if (s.proc.terminal && spec_env_get(&s, "TERM") == NULL &&
-	    spec_env_set(&s, "TERM=xterm", &e) < 0)
+	    spec_env_set(&s, getenv("TERM") != NULL ? "TERM" : "TERM=xterm", &e) < 0)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
 		goto fail;

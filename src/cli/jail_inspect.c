@@ -161,6 +161,7 @@ int cmd_inspect(const struct cli_global *g, int argc, char **argv)
 		if (optind + 1 != argc)
 			return cli_usage_error("inspect",
 					       "expected one jail NAME (see cell inspect --help)");
+		argv[optind] = cli_jail_arg(g, argv[optind]); /* a JID names a jail too */
 		if (jail_inspect(g->root, argv[optind], &out, &e) < 0)
 			return cli_fail("inspect", &e);
 	}

@@ -127,6 +127,7 @@ int cmd_start(const struct cli_global *g, int argc, char **argv)
 	if (ret != 0)
 		return ret == 1 ? 0 : ret;
 	for (int i = optind; i < argc; i++) {
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 		cell_err_clear(&e);
 		if (jail_start_stopped(g->root, argv[i], &e) < 0) {
 			spell_from_record(g->root, argv[i], &e);
@@ -148,6 +149,7 @@ int cmd_restart(const struct cli_global *g, int argc, char **argv)
 	if (ret != 0)
 		return ret == 1 ? 0 : ret;
 	for (int i = optind; i < argc; i++) {
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 		cell_err_clear(&e);
 		if (jail_restart(g->root, argv[i], (int)timeout, &e) < 0) {
 			spell_from_record(g->root, argv[i], &e);
@@ -170,6 +172,7 @@ int cmd_wait(const struct cli_global *g, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		int status;
 
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 		cell_err_clear(&e);
 		if (jail_wait(g->root, argv[i], &status, &e) < 0)
 			ret = cli_fail("wait", &e);

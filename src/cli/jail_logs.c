@@ -544,7 +544,7 @@ int cmd_logs(const struct cli_global *g, int argc, char **argv)
 	ret = parse_logs(argc, argv, &a);
 	if (ret != 0)
 		return ret == -2 ? 0 : ret;
-	name = argv[optind];
+	name = cli_jail_arg(g, argv[optind]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("logs", &e);

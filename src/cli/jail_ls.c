@@ -552,6 +552,8 @@ int cmd_ls(const struct cli_global *g, int argc, char **argv)
 	}
 	if (output != NULL && columns_parse(output, &cols) != 0)
 		return CELL_EXIT_ERROR;
+	for (int a = optind; a < argc; a++)
+		argv[a] = cli_jail_arg(g, argv[a]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	/* A root that does not exist holds no jail: ls never makes one. */
 	if (store_open_root_existing(g->root, &rootfd, &e) < 0)

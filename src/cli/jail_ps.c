@@ -193,6 +193,7 @@ int cmd_ps(const struct cli_global *g, int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage_error("ps", "unexpected argument '%s' (see cell ps --help)",
 				       argv[optind + 1]);
+	argv[optind] = cli_jail_arg(g, argv[optind]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("ps", &e);
@@ -376,6 +377,8 @@ int cmd_stats(const struct cli_global *g, int argc, char **argv)
 			return cli_bad_option("stats", argv, opts);
 		}
 	}
+	for (int i = optind; i < argc; i++)
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	if (store_open_root_existing(g->root, &rootfd, &e) < 0)
 		return cli_fail("stats", &e);

@@ -3,7 +3,8 @@
  *
  * A jail parameter's flag, its help line and its value's parse are the
  * table's (param.h); run has only the options of one invocation (-d,
- * --rm, --clear-env, -t, -T) of its own.
+ * --rm, -t, -T) of its own, and --clear-env, accepted and without effect
+ * (the jail's environment never comes from cell's).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,8 +19,6 @@
 #include "launch.h"
 #include "param.h"
 #include "spec.h"
-
-extern char **environ;
 
 /* The options of run that are no parameter of the jail: how this one
  * invocation goes. */
@@ -44,10 +43,10 @@ static const struct option own_opts[] = {
 static const char *const own_help[] = {
 	[PARAM_GROUP_IDENTITY] = "",
 	[PARAM_GROUP_FILESYSTEM] = "",
+	/* (parenthesised: two literals joined on purpose) */
 	[PARAM_GROUP_PROCESS] =
-		"      --clear-env         start from an empty environment (PATH is set)\n"
-		"  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
-		"  -T, --no-tty            never give the jail a pty\n",
+		("  -t, --tty               give the jail a pty even if stdin is not a terminal\n"
+		 "  -T, --no-tty            never give the jail a pty\n"),
 	[PARAM_GROUP_POLICY] = "",
 	[PARAM_GROUP_NETWORK] = "",
 };
@@ -156,7 +155,6 @@ static const struct param *option_param(int c)
 struct env_args {
 	char **v; /* --env values, in order */
 	size_t n;
-	bool clear;
 };
 
 /* A parameter's flag: its value through the table, the error's subject
@@ -204,8 +202,7 @@ static int parse_run(int argc, char **argv, struct jail_spec *s, struct launch_o
 			o->autoremove = true;
 			break;
 		case OPT_CLEAR_ENV:
-			env->clear = true;
-			break;
+			break; /* accepted, as it always holds now (cell(8)) */
 		case 't':
 			*force_tty = true;
 			break;
@@ -277,15 +274,13 @@ int cmd_run(const struct cli_global *g, int argc, char **argv)
 	} else if (spec_set_argv(&s, 1, default_cmd, &e) < 0) {
 		goto fail;
 	}
-	if (!env.clear && spec_env_import(&s, environ, &e) < 0)
-		goto fail;
+	/* The jail's environment is its own (-e and the defaults), never
+	 * cell's: --clear-env is what always happens now. */
 	for (size_t i = 0; i < env.n; i++)
 		if (parse_param(param_get(PARAM_ENV), &s, env.v[i], &e) < 0)
 			goto fail;
-	if (s.proc.terminal && spec_env_get(&s, "TERM") == NULL &&
-	    spec_env_set(&s, "TERM=xterm", &e) < 0)
-		goto fail;
-	if (spec_validate(&s, &e) < 0 || launch_complete_spec(&s, &o, &e) < 0)
+	if (spec_validate(&s, &e) < 0 || spec_env_jail(&s, getenv("TERM"), &e) < 0 ||
+	    launch_complete_spec(&s, &o, &e) < 0)
 		goto fail;
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(&s, &e) < 0)

@@ -16,7 +16,7 @@
 
 static void set_usage(FILE *out)
 {
-	fputs("Usage: cell set NAME PARAM=VALUE...\n"
+	fputs("Usage: cell set [-f] NAME PARAM=VALUE...\n"
 	      "\n"
 	      "Change a running jail, at once: hostname=, domainname= (the jail sees the\n"
 	      "new name, nothing else does), and the limits nrtask=, memory=, swap=,\n"
@@ -27,6 +27,8 @@ static void set_usage(FILE *out)
 	      "as cell ls -n prints them; another parameter may be given its current\n"
 	      "value.  PARAM+=VALUE adds elements to a list, PARAM-=VALUE removes them\n"
 	      "(ip4.addr+=192.0.2.9/24).  If any one cannot be applied, nothing changes.\n"
+	      "A limit of max removes it (memory=max); nrtask= or memory= below what the\n"
+	      "jail uses now is refused unless -f.  NAME may be the jail's JID.\n"
 	      "\n"
 	      "Parameters that change live:",
 	      out);
@@ -40,7 +42,9 @@ static void set_usage(FILE *out)
 		fprintf(out, " %s", param_table[i].name);
 		col += strlen(param_table[i].name) + 1;
 	}
-	fputs("\n\n  -h, --help   show this help\n", out);
+	fputs("\n\n  -f, --force  set a limit even below what the jail uses now\n"
+	      "  -h, --help   show this help\n",
+	      out);
 }
 
 /* "key=value" words -> *C; the word of each parameter in WORDS. */
@@ -91,19 +95,25 @@ static int parse_words(char **argv, int n, struct jail_change *c, const char **w
 int cmd_set(const struct cli_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	bool force = false;
 	const char *words[PARAM_COUNT] = {NULL};
 	struct jail_change change;
 	struct cell_err e;
 	int c, ret = 0;
 
 	opterr = 0;
-	while ((c = cli_getopt(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+fh", opts, NULL)) != -1) {
 		if (c == 'h') {
 			set_usage(stdout);
 			return 0;
+		}
+		if (c == 'f') {
+			force = true;
+			continue;
 		}
 		return cli_bad_option("set", argv, opts);
 	}
@@ -111,8 +121,10 @@ int cmd_set(const struct cli_global *g, int argc, char **argv)
 		return cli_usage_error("set", "no jail named (see cell set --help)");
 	if (optind + 1 >= argc)
 		return cli_usage_error("set", "jail %s: no PARAM=VALUE given", argv[optind]);
+	argv[optind] = cli_jail_arg(g, argv[optind]); /* a JID names a jail too */
 	cell_err_clear(&e);
 	jail_change_init(&change);
+	change.force = force;
 	if (parse_words(argv + optind + 1, argc - optind - 1, &change, words, &e) < 0 ||
 	    jail_set(g->root, argv[optind], &change, &e) < 0) {
 		const struct param *p = param_get(e.about.param);

@@ -135,6 +135,8 @@ int cmd_stop(const struct cli_global *g, int argc, char **argv)
 		return cli_fail("stop", &e);
 	if (rootfd < 0)
 		return no_such_jails("stop", argc, argv);
+	for (int i = optind; i < argc; i++)
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 	ret = stop_names(rootfd, argc - optind, argv + optind, (int)timeout);
 	close(rootfd);
 	return ret;
@@ -174,6 +176,7 @@ int cmd_rm(const struct cli_global *g, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct jail j;
 
+		argv[i] = cli_jail_arg(g, argv[i]); /* a JID names a jail too */
 		if (jail_open_existing(rootfd, argv[i], &j, &e) < 0) {
 			ret = cli_fail("rm", &e);
 			continue;

@@ -98,8 +98,9 @@ static int select_jails(const char *cmd, const struct jailconf *c, int argc, cha
 	return 0;
 }
 
-/* Jail J's spec, as `cell run -d` would build it: a clean environment
- * (PATH, and the file's env), no terminal. */
+/* Jail J's spec, as `cell run -d` would build it: the jail's own
+ * environment (the file's env and the defaults, spec_env_jail()), no
+ * terminal. */
 static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, struct jail_spec *s,
 		      char **exec_stop, struct cell_err *e)
 {
@@ -112,6 +113,8 @@ static int build_spec(const struct jailconf *c, const struct jailconf_jail *j, s
 		jailconf_spell(c, j, e);
 		return -1;
 	}
+	if (spec_env_jail(s, NULL, e) < 0)
+		return -1;
 	/* The default jail policy, as the jail's mechanisms. */
 	if (policy_defaults(s, e) < 0)
 		return -1;
@@ -322,6 +325,7 @@ static void run_exec_stop(const char *root, const char *name, const char *cmd, i
 	cell_err_clear(&e);
 	spec_init(&s);
 	s.name = strdup(name);
+	s.proc.user_env = true; /* HOME, groups: the jail's user's, as exec's */
 	if (s.name == NULL || spec_set_argv(&s, 3, argv, &e) < 0 || spec_validate(&s, &e) < 0 ||
 	    jail_exec(root, &s, timeout, &status, &e) < 0)
 		fprintf(stderr, "cell: down: jail %s: exec.stop: %s%s\n", name, e.msg,

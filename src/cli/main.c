@@ -15,6 +15,8 @@
 
 #include "cli.h"
 #include "param.h"
+#include "spec.h"
+#include "store.h"
 
 #ifndef CELL_VERSION
 #define CELL_VERSION "unknown"
@@ -94,6 +96,25 @@ void cli_spell_flags(struct cell_err *e, const struct jail_spec *s)
 	free(text);
 }
 
+char *cli_jail_arg(const struct cli_global *g, char *word)
+{
+	char name[JAIL_NAME_MAX + 1];
+	char *found = NULL;
+	int rootfd = -1;
+	struct cell_err e;
+
+	/* Only a word of digits can be a JID: no listing for a name. */
+	if (word[0] == '\0' || word[strspn(word, "0123456789")] != '\0')
+		return word;
+	cell_err_clear(&e);
+	if (store_open_root_existing(g->root, &rootfd, &e) < 0 || rootfd < 0)
+		return word;
+	if (store_jid_name(rootfd, word, name, sizeof(name)) == 1)
+		found = strdup(name);
+	close(rootfd);
+	return found != NULL ? found : word;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -122,6 +143,23 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'cell COMMAND --help' for a command's options; see cell(8).\n");
+}
+
+/* `cell: unknown command "rnu" (did you mean "run"?)`; returns 125. */
+static int unknown_command(const char *word)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	const char *near;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[i] = commands[i].name;
+	near = cli_nearest(word, names, sizeof(commands) / sizeof(commands[0]));
+	if (near != NULL)
+		fprintf(stderr, "cell: unknown command \"%s\" (did you mean \"%s\"?)\n", word,
+			near);
+	else
+		fprintf(stderr, "cell: unknown command \"%s\" (see cell --help)\n", word);
+	return CELL_EXIT_ERROR;
 }
 
 int main(int argc, char **argv)
@@ -195,7 +233,7 @@ int main(int argc, char **argv)
 			ret = commands[i].run(&g, argc - first, argv + first);
 		}
 	if (ret < 0)
-		ret = cli_usage_error(argv[optind], "unknown command (see cell --help)");
+		ret = unknown_command(argv[optind]);
 	free(absolute);
 	return ret;
 }

@@ -951,8 +951,7 @@ int cgroup_update(const struct cgroup *cg, const struct jail_limits *old,
 			cgroup_ctrls[c].name, param_get(param)->name);
 		return cell_err_ref(e, param, param_get(param)->name);
 	}
-	if ((changed & ~set_ctrls(new)) != 0)
-		return cell_err_set(e, 0, "a cgroup limit cannot be unset in a running jail");
+	/* A limit unset ("max") is written as no limit; its cgroup stays. */
 	if (changed == 0)
 		return 0;
 	if (ops(cg)->update(cg, old, new, e) < 0) {

@@ -387,9 +387,19 @@ static int update_memory(const struct cgroup *cg, const struct jail_limits *old,
 	const char *dir = cg->dir[CGROUP_MEMORY];
 	long long swap = new->swap >= 0 ? new->swap : 0;
 
+	/* Unset: no limit, the sum first (memory may never be above it). */
+	if (new->memory < 0) {
+		if (cgroup_file_exists(dir, "memory.memsw.limit_in_bytes") &&
+		    cgroup_write(dir, "memory.memsw.limit_in_bytes", "-1") < 0)
+			return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.memsw.limit_in_bytes",
+						   e);
+		if (cgroup_write(dir, "memory.limit_in_bytes", "-1") < 0)
+			return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.limit_in_bytes", e);
+		return 0;
+	}
 	/* memory may never be above memory + swap: raise the sum first,
-	 * lower it last. */
-	if (new->memory > old->memory &&
+	 * lower it last (from no limit, the sum is none yet either). */
+	if (old->memory >= 0 && new->memory > old->memory &&
 	    cgroup_pin_swap(dir, "memory.memsw.limit_in_bytes", new->memory + swap, new, e) < 0)
 		return -1;
 	if (cgroup_write_ll(dir, "memory.limit_in_bytes", new->memory) < 0)
@@ -402,13 +412,17 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 {
 	const char *pids = cg->dir[CGROUP_PIDS], *cpu = cg->dir[CGROUP_CPU];
 
-	if (new->nrtask != old->nrtask && cgroup_write_ll(pids, "pids.max", new->nrtask) < 0)
+	/* A limit unset: "max" tasks, -1 (no quota) CPU. */
+	if (new->nrtask != old->nrtask &&
+	    (new->nrtask < 0 ? cgroup_write(pids, "pids.max", "max")
+			     : cgroup_write_ll(pids, "pids.max", new->nrtask)) < 0)
 		return cgroup_limit_failed(PARAM_NRTASK, pids, "pids.max", e);
 	if ((new->memory != old->memory || new->swap != old->swap) &&
 	    update_memory(cg, old, new, e) < 0)
 		return -1;
 	if (new->cpus_milli != old->cpus_milli &&
-	    cgroup_write_ll(cpu, "cpu.cfs_quota_us", new->cpus_milli *CPU_PERIOD_US / 1000) < 0)
+	    cgroup_write_ll(cpu, "cpu.cfs_quota_us",
+			    new->cpus_milli < 0 ? -1 : new->cpus_milli *CPU_PERIOD_US / 1000) < 0)
 		return cgroup_limit_failed(PARAM_CPUS, cpu, "cpu.cfs_quota_us", e);
 	return 0;
 }

@@ -415,16 +415,29 @@ static int update(const struct cgroup *cg, const struct jail_limits *old,
 {
 	const char *dir = cg->path;
 
-	if (new->nrtask != old->nrtask && cgroup_write_ll(dir, "pids.max", new->nrtask) < 0)
+	/* A limit unset ("max" in set) is written as "max". */
+	if (new->nrtask != old->nrtask &&
+	    (new->nrtask < 0 ? cgroup_write(dir, "pids.max", "max")
+			     : cgroup_write_ll(dir, "pids.max", new->nrtask)) < 0)
 		return cgroup_limit_failed(PARAM_NRTASK, dir, "pids.max", e);
-	if (new->memory != old->memory || new->swap != old->swap) {
+	if ((new->memory != old->memory || new->swap != old->swap) && new->memory < 0) {
+		if (cgroup_write(dir, "memory.max", "max") < 0)
+			return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.max", e);
+		if (cgroup_file_exists(dir, "memory.swap.max") &&
+		    cgroup_write(dir, "memory.swap.max", "max") < 0)
+			return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.swap.max", e);
+	} else if (new->memory != old->memory || new->swap != old->swap) {
 		if (cgroup_write_ll(dir, "memory.max", new->memory) < 0)
 			return cgroup_limit_failed(PARAM_MEMORY, dir, "memory.max", e);
 		if (cgroup_pin_swap(dir, "memory.swap.max", new->swap >= 0 ? new->swap : 0, new,
 				    e) < 0)
 			return -1;
 	}
-	if (new->cpus_milli != old->cpus_milli && write_cpu_max(dir, new->cpus_milli, e) < 0)
+	if (new->cpus_milli != old->cpus_milli &&new->cpus_milli < 0 &&
+	    cgroup_write(dir, "cpu.max", "max") < 0)
+		return cgroup_limit_failed(PARAM_CPUS, dir, "cpu.max", e);
+	if (new->cpus_milli != old->cpus_milli &&new->cpus_milli >= 0 &&
+	    write_cpu_max(dir, new->cpus_milli, e) < 0)
 		return -1;
 	return 0;
 }

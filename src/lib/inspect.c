@@ -31,6 +31,7 @@
 #include "proc.h"
 #include "record.h"
 #include "store.h"
+#include "untrusted.h"
 
 static const char *const ns_names[] = {"user", "uts", "ipc", "pid", "mnt", "net", "cgroup"};
 
@@ -268,17 +269,91 @@ static json_t *usage_of(const json_t *state, pid_t pid)
 	return j;
 }
 
+/* The flags of the jail's root mount: read from its pid 1's mountinfo
+ * (the kernel's text, bounded) when it runs, the last mount on "/" (the
+ * top one); else as the launch sets them (rootfs.c): nodev always,
+ * nosuid for the embedded root only. */
+struct root_flags {
+	bool nodev, nosuid;
+};
+
+static void root_flags_of(pid_t pid, bool own_root, struct root_flags *f)
+{
+	cleanup_free char *text = NULL;
+	struct cell_err ignored;
+	char path[64];
+	size_t len;
+
+	f->nodev = true;
+	f->nosuid = !own_root;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	if (pid <= 0 || untrusted_read(AT_FDCWD, path, 0, 4U << 20, &text, &len, &ignored) < 0)
+		return;
+	for (char *line = text, *next; line != NULL && *line != '\0'; line = next) {
+		char *mnt, *opts, *save = NULL, *osave = NULL;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... */
+		if (strtok_r(line, " ", &save) == NULL || strtok_r(NULL, " ", &save) == NULL ||
+		    strtok_r(NULL, " ", &save) == NULL || strtok_r(NULL, " ", &save) == NULL ||
+		    (mnt = strtok_r(NULL, " ", &save)) == NULL ||
+		    (opts = strtok_r(NULL, " ", &save)) == NULL || strcmp(mnt, "/") != 0)
+			continue;
+		f->nodev = f->nosuid = false;
+		for (char *o = strtok_r(opts, ",", &osave); o != NULL;
+		     o = strtok_r(NULL, ",", &osave)) {
+			f->nodev = f->nodev || strcmp(o, "nodev") == 0;
+			f->nosuid = f->nosuid || strcmp(o, "nosuid") == 0;
+		}
+	}
+}
+
+/* A rule's mechanisms as they hold for this jail: what its root mount
+ * says (a --rootfs root is not nosuid; inspect once claimed flags the
+ * root did not have). */
+static void rule_text(const struct policy_rule *r, const struct root_flags *f, char *buf,
+		      size_t size)
+{
+	static const struct {
+		const char *key, *phrase, *without;
+	} mount_claims[] = {
+		{"mknod", "root mounted nodev", "root mounted without nodev"},
+		{"privileges", "embedded root mounted nosuid",
+		 "the root (the jail's own, path) not mounted nosuid"},
+	};
+	const char *at;
+
+	snprintf(buf, size, "%s", r->mechanisms);
+	for (size_t i = 0; i < sizeof(mount_claims) / sizeof(mount_claims[0]); i++) {
+		bool holds = strcmp(mount_claims[i].key, "mknod") == 0 ? f->nodev : f->nosuid;
+
+		if (strcmp(r->key, mount_claims[i].key) != 0 ||
+		    (at = strstr(r->mechanisms, mount_claims[i].phrase)) == NULL)
+			continue;
+		snprintf(buf, size, "%.*s%s%s", (int)(at - r->mechanisms), r->mechanisms,
+			 holds ? (i == 0 ? "root mounted nodev" : "root mounted nosuid")
+			       : mount_claims[i].without,
+			 at + strlen(mount_claims[i].phrase));
+	}
+}
+
 /* Each rule of the policy: "enforced: <mechanisms>" when the jail's
  * mechanisms hold it (the record's parameters through policy_defaults(),
- * as the jail was started), "allowed" (relaxed by its --allow) or "off". */
-static json_t *policy_of(const json_t *state)
+ * as the jail was started, and its root's mount flags as they are),
+ * "allowed" (relaxed by its --allow) or "off". */
+static json_t *policy_of(const json_t *state, pid_t pid)
 {
 	bool scopes = landlock_can_scope();
 	bool own_root = json_is_string(json_object_get(state, "path"));
 	struct jail_spec s;
 	struct cell_err ignored;
 	json_t *j = json_object();
+	struct root_flags flags;
+	char mech[512];
 
+	root_flags_of(pid, own_root, &flags);
 	spec_init(&s);
 	if (record_spec(state, &s, &ignored) < 0 || policy_defaults(&s, &ignored) < 0) {
 		spec_free(&s);
@@ -288,7 +363,9 @@ static json_t *policy_of(const json_t *state)
 	for (size_t i = 0; j != NULL && i < policy_nrules; i++) {
 		const struct policy_rule *r = &policy_rules[i];
 		const char *st = policy_rule_state(r, &s);
-		char text[512];
+		char text[sizeof(mech) + 64];
+
+		rule_text(r, &flags, mech, sizeof(mech));
 
 		if (own_root && strcmp(r->key, "host_secrets") == 0 && s.policy)
 			snprintf(text, sizeof(text),
@@ -297,7 +374,7 @@ static json_t *policy_of(const json_t *state)
 			snprintf(text, sizeof(text), "allowed%s%s", r->relaxed != NULL ? ": " : "",
 				 r->relaxed != NULL ? r->relaxed : "");
 		else if (strcmp(st, "enforced") == 0)
-			snprintf(text, sizeof(text), "enforced: %s%s", r->mechanisms,
+			snprintf(text, sizeof(text), "enforced: %s%s", mech,
 				 !scopes && r->landlock != 0
 					 ? " (no Landlock scopes in this kernel)"
 					 : "");
@@ -339,7 +416,7 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 		json_object_set_new(j, "process", process_of(who > 0 ? who : (pid_t)pid));
 	}
 	/* "policy" is the parameter (on or off); its rules go beside it. */
-	json_object_set_new(j, "rules", policy_of(state));
+	json_object_set_new(j, "rules", policy_of(state, running ? (pid_t)pid : 0));
 	/* Its network: the mode, the bridge and interfaces, addresses,
 	 * published ports, and while it runs cell-net's counters. */
 	json_object_set_new(j, "network", net_inspect(state, running ? pid : 0));
@@ -349,13 +426,13 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 
 int jail_inspect(const char *state_root, const char *name, json_t **out, struct cell_err *e)
 {
-	cleanup_close int rootfd = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cleanup_close int rootfd = -1;
 	json_t *st;
 	int ret;
 
 	*out = NULL;
-	if (rootfd < 0 && errno != ENOENT)
-		return cell_err_set(e, errno, "state root %s", state_root);
+	if (store_open_root_existing(state_root, &rootfd, e) < 0)
+		return -1;
 	st = rootfd >= 0 ? store_jail_peek(rootfd, name) : NULL;
 	if (st == NULL)
 		return cell_err_set(e, 0, "%s: no such jail", name);
@@ -387,13 +464,14 @@ int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cel
 	*out = NULL;
 	if (pid <= 0)
 		return cell_err_set(e, 0, "pid %d: expected a pid >= 1", (int)pid);
+	if (store_open_root_existing(state_root, &rootfd, e) < 0)
+		return -1;
 	if (ns_inode(pid, "pid", &want) < 0)
 		return errno == ENOENT
 			       ? cell_err_set(e, 0, "pid %d: no such process", (int)pid)
 			       : cell_err_set(e, errno, "pid %d: its pid namespace", (int)pid);
-	rootfd = open(state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return errno == ENOENT ? 0 : cell_err_set(e, errno, "state root %s", state_root);
+		return 0;
 	d = fdopendir(dup(rootfd));
 	if (d == NULL)
 		return cell_err_set(e, errno, "state root %s", state_root);

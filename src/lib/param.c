@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "netaddr.h"
+#include "passwd.h"
 
 /* ---- the spec's fields ---- */
 
@@ -144,6 +145,55 @@ static int check_path(const char *v, struct cell_err *e)
 	return v[0] != '\0' ? 0 : cell_err_set(e, 0, "empty path");
 }
 
+/*
+ * PATH made absolute from the working directory (a jail file's: up works
+ * from the file's directory) into *OUT: "./" prefixes dropped, "." the
+ * directory itself.  Not resolved further: a symlink stays one, for
+ * rootfs_check() to refuse.  The record then names what was meant
+ * whatever directory a later command runs in.
+ */
+static int absolute_path(const char *path, char **out, struct cell_err *e)
+{
+	cleanup_free char *cwd = NULL;
+
+	*out = NULL;
+	if (path[0] == '/') {
+		*out = strdup(path);
+		return *out != NULL ? 0 : cell_err_set(e, ENOMEM, "%s", "");
+	}
+	while (path[0] == '.' && path[1] == '/') {
+		path += 2;
+		while (path[0] == '/')
+			path++;
+	}
+	cwd = getcwd(NULL, 0);
+	if (cwd == NULL)
+		return cell_err_set(e, errno, "current directory");
+	if (strcmp(path, ".") == 0 || path[0] == '\0')
+		path = "";
+	if (asprintf(out, "%s%s%s", cwd, path[0] != '\0' && strcmp(cwd, "/") != 0 ? "/" : "",
+		     path) < 0) {
+		*out = NULL;
+		return cell_err_set(e, ENOMEM, "%s", "");
+	}
+	return 0;
+}
+
+/* The root's path, absolute (absolute_path()). */
+static int parse_rootfs(const struct param *p, struct jail_spec *s, const char *text,
+			struct cell_err *e)
+{
+	char *abs;
+
+	if (text == NULL)
+		return cell_err_set(e, 0, "needs a value");
+	if (check_path(text, e) < 0 || absolute_path(text, &abs, e) < 0)
+		return -1;
+	free(s->rootfs);
+	s->rootfs = abs;
+	return 0;
+}
+
 static int check_absolute(const char *v, struct cell_err *e)
 {
 	return v[0] == '/' ? 0 : cell_err_set(e, 0, "must be an absolute path");
@@ -240,6 +290,11 @@ static int parse_number(const struct param *p, struct jail_spec *s, const char *
 
 	if (text == NULL)
 		return cell_err_set(e, 0, "needs a value");
+	/* "max": no limit, the parameter unset (a limit removed by set). */
+	if (strcmp(text, "max") == 0 && p->id != PARAM_NICE) {
+		p->clear(p, s);
+		return 0;
+	}
 	if (p->parse_num(text, &v, e) < 0)
 		return -1;
 	num_put(p, s, v);
@@ -419,16 +474,8 @@ static int parse_bind(const struct param *p, struct jail_spec *s, const char *te
 	}
 	/* A relative source is the caller's: made absolute here, as the
 	 * root switch later changes the directory it would be relative to. */
-	if (src[0] == '/') {
-		b.src = strdup(src);
-	} else {
-		cleanup_free char *cwd = getcwd(NULL, 0);
-
-		if (cwd == NULL)
-			return cell_err_set(e, errno, "current directory");
-		if (asprintf(&b.src, "%s/%s", cwd, src) < 0)
-			b.src = NULL;
-	}
+	if (absolute_path(src, &b.src, e) < 0)
+		return -1;
 	b.dst = strdup(dst);
 	n = b.src != NULL && b.dst != NULL ? realloc(s->binds, (s->nbinds + 1) * sizeof(*n)) : NULL;
 	if (n == NULL) {
@@ -577,12 +624,34 @@ static void clear_command(const struct param *p, struct jail_spec *s)
 
 /* ---- values of their own ---- */
 
+static void clear_user(const struct param *p, struct jail_spec *s)
+{
+	s->proc.has_user = s->proc.has_gid = false;
+	s->proc.uid = 0;
+	s->proc.gid = 0;
+	free(s->proc.user_name);
+	free(s->proc.group_name);
+	s->proc.user_name = s->proc.group_name = NULL;
+}
+
+/* One side of -u: a number, or a name for the jail's own files. */
+static int parse_user_part(const char *text, unsigned int *id, char **name)
+{
+	if (spec_parse_id(text, id) == 0)
+		return 0;
+	if (!passwd_valid_name(text))
+		return -1;
+	*name = strdup(text);
+	return *name != NULL ? 0 : -2;
+}
+
 static int parse_user(const struct param *p, struct jail_spec *s, const char *text,
 		      struct cell_err *e)
 {
-	cleanup_free char *copy = NULL;
-	unsigned int uid, gid = 0;
+	cleanup_free char *copy = NULL, *user = NULL, *group = NULL;
+	unsigned int uid = 0, gid = 0;
 	char *colon;
+	int r;
 
 	if (text == NULL)
 		return cell_err_set(e, 0, "needs a value");
@@ -592,33 +661,41 @@ static int parse_user(const struct param *p, struct jail_spec *s, const char *te
 	colon = strchr(copy, ':');
 	if (colon != NULL)
 		*colon++ = '\0';
-	if (spec_parse_id(copy, &uid) < 0 || (colon != NULL && spec_parse_id(colon, &gid) < 0))
-		return cell_err_set(e, 0, "expected UID[:GID], numeric");
+	r = parse_user_part(copy, &uid, &user);
+	if (r == 0 && colon != NULL)
+		r = parse_user_part(colon, &gid, &group);
+	if (r == -2)
+		return cell_err_set(e, ENOMEM, "%s", "");
+	if (r < 0)
+		return cell_err_set(e, 0, "expected USER[:GROUP], names or numeric ids");
+	clear_user(p, s);
 	s->proc.has_user = true;
 	s->proc.uid = uid;
 	s->proc.has_gid = colon != NULL;
 	s->proc.gid = gid;
+	s->proc.user_name = take_ptr(&user);
+	s->proc.group_name = take_ptr(&group);
 	return 0;
 }
 
 static int format_user(const struct param *p, const struct jail_spec *s, size_t i, char **out)
 {
+	char u[16], g[16];
+
 	*out = NULL;
 	if (i > 0 || !s->proc.has_user)
 		return 0;
-	if ((s->proc.has_gid ? asprintf(out, "%u:%u", (unsigned)s->proc.uid, (unsigned)s->proc.gid)
-			     : asprintf(out, "%u", (unsigned)s->proc.uid)) < 0) {
+	snprintf(u, sizeof(u), "%u", (unsigned)s->proc.uid);
+	snprintf(g, sizeof(g), "%u", (unsigned)s->proc.gid);
+	if (asprintf(out, "%s%s%s", s->proc.user_name != NULL ? s->proc.user_name : u,
+		     s->proc.has_gid ? ":" : "",
+		     !s->proc.has_gid		  ? ""
+		     : s->proc.group_name != NULL ? s->proc.group_name
+						  : g) < 0) {
 		*out = NULL;
 		return -1;
 	}
 	return 1;
-}
-
-static void clear_user(const struct param *p, struct jail_spec *s)
-{
-	s->proc.has_user = s->proc.has_gid = false;
-	s->proc.uid = 0;
-	s->proc.gid = 0;
 }
 
 /* net: none, host, bridge[:NAME] (cell0 by default), ns:PATH. */
@@ -949,7 +1026,9 @@ const struct param param_table[PARAM_COUNT] = {
 	[PARAM_PATH] = {PARAM_PATH, "path", "rootfs", "--rootfs", 0, NULL, "DIR",
 			"run in DIR instead of the embedded root (the host's\n"
 			"files, read-only)",
-			PARAM_GROUP_FILESYSTEM, STRING(rootfs_of, check_path)},
+			PARAM_GROUP_FILESYSTEM, .type = PARAM_STRING, .parse = parse_rootfs,
+			.format = format_string, .clear = clear_string, .str = rootfs_of,
+			.check = check_path},
 	[PARAM_RW] = {PARAM_RW, "rw", NULL, "--rw", 0, "true", NULL,
 		      "make the --rootfs root writable", PARAM_GROUP_FILESYSTEM,
 		      BOOLEAN(rw_of, false)},
@@ -964,9 +1043,12 @@ const struct param param_table[PARAM_COUNT] = {
 		       "set a variable; KEY alone copies cell's (repeatable)", PARAM_GROUP_PROCESS,
 		       .process = true, .hidden = true,
 		       OWN(PARAM_LIST, parse_env, format_env, clear_env), .load = load_env},
-	[PARAM_USER] = {PARAM_USER, "user", NULL, "--user", 'u', NULL, "UID[:GID]",
-			"run as UID (GID: the jail's /etc/passwd, else UID)", PARAM_GROUP_PROCESS,
-			.process = true, OWN(PARAM_STRING, parse_user, format_user, clear_user)},
+	[PARAM_USER] = {PARAM_USER, "user", NULL, "--user", 'u', NULL, "USER[:GROUP]",
+			"run as USER, a name of the jail's /etc/passwd or a uid\n"
+			"(GROUP: a name of its /etc/group or a gid; default:\n"
+			"the user's group there, else the uid)",
+			PARAM_GROUP_PROCESS, .process = true,
+			OWN(PARAM_STRING, parse_user, format_user, clear_user)},
 	[PARAM_NET] = {PARAM_NET, "net", "vnet", "--net", 0, NULL, "MODE",
 		       "none: own namespace, loopback only (default);\n"
 		       "host: the host's; bridge[:NAME]: a veth on bridge\n"

@@ -104,7 +104,7 @@ int policy_apply(const struct jail_spec *s, const struct policy *p, struct cell_
  * seccomp mode, the bounding set); fails closed.  policy_apply() calls it. */
 int policy_verify(const struct policy *p, struct cell_err *e);
 
-/* Capability sets again, after process_set_user() changed the uid. */
+/* Capability sets again, after the process took its user (process.c) and changed the uid. */
 int policy_apply_caps(const struct policy *p, struct cell_err *e);
 
 #endif

@@ -26,70 +26,146 @@
 #include "cleanup.h"
 #include "hooks.h"
 #include "param.h"
+#include "passwd.h"
 #include "untrusted.h"
 
-/* The jail's /etc/passwd is the jail's: a FIFO there once hung `cell
- * exec -u` for ever, holding the jail's lock.  8 MiB is some 100000
- * users. */
-#define PASSWD_MAX (8U << 20)
+/* The jail's /etc/passwd and /etc/group are the jail's: a FIFO there
+ * once hung `cell exec -u` for ever, holding the jail's lock.  8 MiB is
+ * some 100000 users. */
+#define USERDB_MAX (8U << 20)
+/* Supplementary groups taken from the jail's /etc/group at most. */
+#define USER_GROUPS_MAX 1024
 
-/* UID's group in the jail's own /etc/passwd (parsed here, never through
- * NSS modules); UID itself when the file or the user is missing. */
-static int passwd_gid(uid_t uid, gid_t *gid, struct cell_err *e)
+/* Who the process becomes, found in the jail's own files. */
+struct ident {
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[USER_GROUPS_MAX]; /* the user's, from /etc/group */
+	size_t ngroups;
+	char home[PASSWD_HOME_MAX + 1];
+};
+
+/* An error reading the jail's files, made one about the user parameter:
+ * its subject first (err.h), the errno kept. */
+static int user_err(struct cell_err *e)
 {
-	cleanup_free char *text = NULL;
-	struct passwd *pw;
-	size_t len;
-	FILE *f;
+	char why[sizeof(e->msg)];
+	int err = e->errnum;
 
-	*gid = (gid_t)uid;
-	if (untrusted_read(AT_FDCWD, "/etc/passwd", 0, PASSWD_MAX, &text, &len, e) < 0) {
-		char why[sizeof(e->msg)];
-		int err = e->errnum;
+	snprintf(why, sizeof(why), "%s", e->msg);
+	cell_err_param(e, PARAM_USER, 0, 0, "%s", why);
+	e->errnum = err;
+	return -1;
+}
 
-		if (err == ENOENT)
-			return 0;
-		/* An error about the user parameter: its subject first. */
-		snprintf(why, sizeof(why), "%s", e->msg);
-		cell_err_param(e, PARAM_USER, 0, 0, "%s", why);
-		e->errnum = err;
-		return -1;
-	}
-	if (len == 0)
+/* PATH of the jail (cell stands in its root), bounded and never waited
+ * on; *TEXT stays NULL when there is no such file. */
+static int userdb_read(const char *path, char **text, size_t *len, struct cell_err *e)
+{
+	if (untrusted_read(AT_FDCWD, path, 0, USERDB_MAX, text, len, e) == 0)
 		return 0;
-	f = fmemopen(text, len, "r");
-	if (f == NULL)
-		return cell_err_param(e, PARAM_USER, 0, errno, "read /etc/passwd");
-	while ((pw = fgetpwent(f)) != NULL)
-		if (pw->pw_uid == uid) {
-			*gid = pw->pw_gid;
-			break;
-		}
-	fclose(f);
+	if (e->errnum != ENOENT)
+		return -1;
+	cell_err_clear(e);
 	return 0;
 }
 
-int process_set_user(const struct jail_spec *s, struct cell_err *e)
+/* The primary group by name (GROUP of -u USER:GROUP) and the user's
+ * supplementary groups (docker -u's: each group of /etc/group that
+ * lists the user NAME, when known). */
+static int resolve_groups(const struct jail_process *p, const char *name, struct ident *id,
+			  struct cell_err *e)
 {
-	gid_t gid;
+	cleanup_free char *gr = NULL;
+	size_t len = 0;
 
-	if (!s->proc.has_user) {
-		if (s->proc.has_groups && setgroups(s->proc.ngroups, s->proc.groups) < 0)
+	if (p->group_name == NULL && (name == NULL || !p->user_env || p->has_groups))
+		return 0;
+	/* Needed only for a group by name; for the extra groups alone, an
+	 * unreadable file (a FIFO...) means none. */
+	if (userdb_read("/etc/group", &gr, &len, e) < 0) {
+		if (p->group_name != NULL)
+			return user_err(e);
+		cell_err_clear(e);
+	}
+	if (p->group_name != NULL && (gr == NULL || !group_find(gr, len, p->group_name, &id->gid)))
+		return cell_err_param(e, PARAM_USER, 0, 0,
+				      "no group \"%s\" in the jail's /etc/group", p->group_name);
+	if (name == NULL || !p->user_env || p->has_groups || gr == NULL)
+		return 0;
+	if (group_members(gr, len, name, id->groups, USER_GROUPS_MAX, &id->ngroups) < 0)
+		return cell_err_param(e, PARAM_USER, 0, 0,
+				      "%s is in more than %u groups of the jail's /etc/group", name,
+				      USER_GROUPS_MAX);
+	return 0;
+}
+
+/*
+ * The process's uid, gid, groups and HOME from the spec and the jail's
+ * own /etc/passwd and /etc/group (parsed here, never through NSS
+ * modules): a name must be there; a uid there gives its group and home;
+ * a uid not there is its own group, HOME "/".  The file is needed for a
+ * name or a primary group (no gid given), and then one that cannot be
+ * read (a FIFO, too large) is an error; for HOME and the extra groups
+ * alone it means none: HOME "/".
+ */
+static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cell_err *e)
+{
+	const struct jail_process *p = &s->proc;
+	bool want_home = p->user_env && spec_env_get(s, "HOME") == NULL;
+	cleanup_free char *pw = NULL;
+	struct passwd_user u;
+	size_t len = 0;
+	int found = 0;
+
+	id->uid = p->has_user ? p->uid : getuid();
+	id->gid = p->has_gid ? p->gid : (gid_t)id->uid;
+	id->ngroups = 0;
+	strcpy(id->home, "/");
+	if (!p->has_user && !want_home)
+		return 0;
+	if (userdb_read("/etc/passwd", &pw, &len, e) < 0) {
+		if (p->user_name != NULL || (p->has_user && !p->has_gid))
+			return user_err(e);
+		cell_err_clear(e); /* pw stays NULL: as if there were none */
+	}
+	if (p->user_name != NULL) {
+		if (pw == NULL || !(found = passwd_find(pw, len, p->user_name, 0, &u)))
+			return cell_err_param(e, PARAM_USER, 0, 0,
+					      "no user \"%s\" in the jail's /etc/passwd",
+					      p->user_name);
+		id->uid = u.uid;
+	} else if (pw != NULL) {
+		found = passwd_find(pw, len, NULL, id->uid, &u);
+	}
+	if (found) {
+		strcpy(id->home, u.home);
+		if (!p->has_gid)
+			id->gid = u.gid;
+	}
+	if (!p->has_user)
+		return 0;
+	return resolve_groups(p, found ? u.name : NULL, id, e);
+}
+
+/* Becomes ID: groups first (after setresuid() they may no longer
+ * change), then gid, then uid.  Without -u only given groups change. */
+static int set_ident(const struct jail_spec *s, const struct ident *id, struct cell_err *e)
+{
+	const struct jail_process *p = &s->proc;
+
+	if (!p->has_user) {
+		if (p->has_groups && setgroups(p->ngroups, p->groups) < 0)
 			return cell_err_set(e, errno, "set supplementary groups");
 		return 0;
 	}
-	gid = s->proc.gid;
-	if (!s->proc.has_gid && passwd_gid(s->proc.uid, &gid, e) < 0)
-		return -1;
-	/* Groups first: after setresuid() we may no longer change them. */
-	if (setgroups(s->proc.has_groups ? s->proc.ngroups : 0,
-		      s->proc.has_groups ? s->proc.groups : NULL) < 0)
+	if (setgroups(p->has_groups ? p->ngroups : id->ngroups,
+		      p->has_groups ? p->groups : id->groups) < 0)
 		return cell_err_param(e, PARAM_USER, 0, errno, "set supplementary groups");
-	if (setresgid(gid, gid, gid) < 0)
-		return cell_err_param(e, PARAM_USER, 0, errno, "set gid %u", (unsigned int)gid);
-	if (setresuid(s->proc.uid, s->proc.uid, s->proc.uid) < 0)
-		return cell_err_param(e, PARAM_USER, 0, errno, "set uid %u",
-				      (unsigned int)s->proc.uid);
+	if (setresgid(id->gid, id->gid, id->gid) < 0)
+		return cell_err_param(e, PARAM_USER, 0, errno, "set gid %u", (unsigned int)id->gid);
+	if (setresuid(id->uid, id->uid, id->uid) < 0)
+		return cell_err_param(e, PARAM_USER, 0, errno, "set uid %u", (unsigned int)id->uid);
 	return 0;
 }
 
@@ -199,7 +275,7 @@ static int resolve_command(const struct jail_spec *s, char *buf, size_t size, st
 	return -1;
 }
 
-int process_exec(const struct jail_spec *s, struct cell_err *e)
+int process_exec(const struct jail_spec *s, char *const *env, struct cell_err *e)
 {
 	const char *cmd = s->proc.argv[0];
 	const char *path;
@@ -207,7 +283,7 @@ int process_exec(const struct jail_spec *s, struct cell_err *e)
 	char buf[PATH_MAX];
 
 	if (strchr(cmd, '/') != NULL) {
-		execve(cmd, s->proc.argv, s->proc.env);
+		execve(cmd, s->proc.argv, env);
 		return exec_failed(e, errno, cmd);
 	}
 	/* Search the jail's PATH, not cell's: execvpe() would use ours.
@@ -226,7 +302,7 @@ int process_exec(const struct jail_spec *s, struct cell_err *e)
 			memcpy(buf, dir, len);
 			buf[len] = '/';
 			strcpy(buf + len + 1, cmd);
-			execve(buf, s->proc.argv, s->proc.env);
+			execve(buf, s->proc.argv, env);
 			/* Remember "found but refused" over "not here". */
 			if (errno != ENOENT && errno != ENOTDIR)
 				saved = errno;
@@ -426,6 +502,28 @@ static void wait_created(const struct process_finish *f, struct cell_err *e)
 		created_fail(f, e);
 }
 
+/* The environment the payload gets: the spec's, with HOME=ID's home
+ * added when the jail CLI wants one and the spec has none.  *ENV is the
+ * spec's own array, or a new one (the process execs or exits soon: it
+ * is never freed). */
+static int payload_env(const struct jail_spec *s, const struct ident *id, char ***env,
+		       struct cell_err *e)
+{
+	size_t n = s->proc.nenv;
+	char **v;
+
+	*env = s->proc.env;
+	if (!s->proc.user_env || spec_env_get(s, "HOME") != NULL)
+		return 0;
+	v = calloc(n + 2, sizeof(*v));
+	if (v == NULL || asprintf(&v[n], "HOME=%s", id->home) < 0)
+		return cell_err_set(e, ENOMEM, "environment");
+	if (n > 0)
+		memcpy(v, s->proc.env, n * sizeof(*v));
+	*env = v;
+	return 0;
+}
+
 /* The payload, forked by the reaper-to-be, waits for the gate's write
  * end to close: cell-init closes it once it is non-dumpable, so the
  * payload never finds a /proc/1 it may open. */
@@ -440,7 +538,7 @@ static void wait_gate(int gate)
 
 /* The payload's last steps, in the child forked off the reaper. */
 static int exec_payload(const struct process_finish *f, const char *path, int gate,
-			struct cell_err *e)
+			char *const *env, struct cell_err *e)
 {
 	const struct jail_spec *s = f->spec;
 
@@ -451,7 +549,7 @@ static int exec_payload(const struct process_finish *f, const char *path, int ga
 		return -1;
 	if (sigprocmask(SIG_SETMASK, &f->sigmask, NULL) < 0)
 		return cell_err_set(e, errno, "restore the signal mask");
-	execve(path, s->proc.argv, s->proc.env);
+	execve(path, s->proc.argv, env);
 	return exec_failed(e, errno, s->proc.argv[0]);
 }
 
@@ -465,7 +563,7 @@ static int exec_payload(const struct process_finish *f, const char *path, int ga
  * foreground process group: ^C reaches it once, not pid 1 too.
  */
 static int fork_payload(const struct process_finish *f, struct init_plan *plan, const char *path,
-			struct cell_err *e)
+			char *const *env, struct cell_err *e)
 {
 	int gate[2];
 	pid_t pid;
@@ -477,7 +575,7 @@ static int fork_payload(const struct process_finish *f, struct init_plan *plan, 
 		return cell_err_param(e, PARAM_INIT, 0, errno, "fork the payload");
 	if (pid == 0) {
 		close(gate[1]);
-		return exec_payload(f, path, gate[0], e);
+		return exec_payload(f, path, gate[0], env, e);
 	}
 	close(gate[0]);
 	if (plan->tty && (setpgid(pid, pid) < 0 || tcsetpgrp(STDIN_FILENO, pid) < 0))
@@ -485,13 +583,16 @@ static int fork_payload(const struct process_finish *f, struct init_plan *plan, 
 	/* A detached jail outlives its cell. */
 	if (f->outlive_cell && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "clear the parent-death signal");
-	return init_exec(plan, pid, path, f->spec->proc.argv, f->spec->proc.env, gate[1], e);
+	return init_exec(plan, pid, path, f->spec->proc.argv, env, gate[1], e);
 }
 
 static int finish(const struct process_finish *f, struct cell_err *e)
 {
 	char path[PATH_MAX];
 	struct init_plan plan;
+	struct ident id;
+	char **env;
+
 	const struct jail_spec *s = f->spec;
 
 	if (f->init != NULL) {
@@ -500,8 +601,11 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	}
 	if (f->tty_slave >= 0 && tty_make_controlling(f->tty_slave, e) < 0)
 		return -1;
+	/* Names are looked up here, in the jail's root: its own users. */
+	if (resolve_ident(s, &id, e) < 0 || payload_env(s, &id, &env, e) < 0)
+		return -1;
 	/* A uid change empties the permitted set: the kept caps again. */
-	if (process_set_user(s, e) < 0 ||
+	if (set_ident(s, &id, e) < 0 ||
 	    ((s->proc.has_user || s->proc.caps_exact) && policy_apply_caps(f->policy, e) < 0) ||
 	    process_set_workdir(s, e) < 0)
 		return -1;
@@ -517,7 +621,7 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 		if (resolve_command(s, path, sizeof(path), e) < 0)
 			return exec_failed(e, e->exit_code == CELL_EXIT_NOTFOUND ? ENOENT : EACCES,
 					   s->proc.argv[0]);
-		return fork_payload(f, &plan, path, e);
+		return fork_payload(f, &plan, path, env, e);
 	}
 	if (f->created_fd >= 0) {
 		if (resolve_command(s, path, sizeof(path), e) < 0)
@@ -533,11 +637,11 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	if (f->outlive_cell && prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
 		return cell_err_set(e, errno, "clear the parent-death signal");
 	if (f->created_fd >= 0) {
-		execve(path, s->proc.argv, s->proc.env);
+		execve(path, s->proc.argv, env);
 		exec_failed(e, errno, s->proc.argv[0]);
 		created_fail(f, e);
 	}
-	return process_exec(s, e);
+	return process_exec(s, env, e);
 }
 
 noreturn void process_finish(const struct process_finish *f)

@@ -15,10 +15,6 @@
 #include "policy.h"
 #include "spec.h"
 
-/* Switches to the spec's --user (groups, gid, uid), looking up a missing
- * gid in the jail's own /etc/passwd (parsed, never through NSS modules). */
-int process_set_user(const struct jail_spec *s, struct cell_err *e);
-
 /* chdir to --workdir (default "/"). */
 int process_set_workdir(const struct jail_spec *s, struct cell_err *e);
 
@@ -31,15 +27,17 @@ int process_close_fds(unsigned int first, struct cell_err *e);
  * capabilities. */
 int process_set_limits(const struct jail_process *p, struct cell_err *e);
 
-/* execve()s the command, searched for in the jail's PATH.  Returns only on
- * failure, with exit_code 127 (not found) or 126 (not executable). */
-int process_exec(const struct jail_spec *s, struct cell_err *e);
+/* execve()s the command with the environment ENV, searched for in the
+ * jail's PATH.  Returns only on failure, with exit_code 127 (not found) or
+ * 126 (not executable). */
+int process_exec(const struct jail_spec *s, char *const *env, struct cell_err *e);
 
 /*
  * The end of every process cell starts in a jail, the jail's first one
  * (`run`) and an added one (`exec`), once it stands in the jail's
  * namespaces and root under its policy: the controlling terminal, the
- * user (and the kept capabilities again, which a uid change empties), the
+ * user, its groups and HOME found in the jail's own /etc/passwd and
+ * /etc/group (passwd.h; and the kept capabilities again, which a uid change empties), the
  * working directory, the caller's umask, a detached jail's stdio, the
  * close-on-exec sweep, the caller's signal mask, the parent-death signal,
  * execve.  With the reaper, the fork of the payload comes last: the

@@ -64,7 +64,29 @@ int record_spec(const json_t *rec, struct jail_spec *s, struct cell_err *e)
 		if (param_from_json(p, s, json_object_get(rec, p->name), e) < 0)
 			return cell_err_prefix(e, "state record: %s", p->name);
 	}
+	/* A jail CLI's jail (no OCI config recorded) started again from its
+	 * record finds HOME and the user's groups in its files again. */
+	s->proc.user_env = json_object_get(rec, "oci") == NULL;
 	return 0;
+}
+
+/* The process's environment: the jail's, then the process's own over it
+ * (as docker exec), and PATH's default if neither has one. */
+static int exec_env(struct jail_spec *s, const struct jail_spec *jail, struct cell_err *e)
+{
+	char **own = s->proc.env;
+	size_t nown = s->proc.nenv;
+	int ret;
+
+	s->proc.env = NULL;
+	s->proc.nenv = 0;
+	ret = spec_env_import(s, jail->proc.env, e);
+	if (ret == 0)
+		ret = spec_env_import(s, own, e);
+	if (ret == 0)
+		ret = spec_env_path(s, e);
+	param_strv_free(own, nown);
+	return ret;
 }
 
 int record_exec_spec(const json_t *rec, struct jail_spec *s, struct cell_err *e)
@@ -80,11 +102,14 @@ int record_exec_spec(const json_t *rec, struct jail_spec *s, struct cell_err *e)
 	for (size_t i = 0; i < PARAM_COUNT && ret == 0; i++) {
 		const struct param *p = &param_table[i];
 
-		if (p->id == PARAM_NAME || (p->process && p->id != PARAM_USER) ||
-		    (p->id == PARAM_USER && s->proc.has_user))
+		if (p->id == PARAM_NAME || p->id == PARAM_COMMAND || p->id == PARAM_ENV ||
+		    (p->id == PARAM_USER && s->proc.has_user) ||
+		    (p->id == PARAM_WORKDIR && s->proc.cwd != NULL))
 			continue;
 		ret = param_copy(p, s, &jail, e);
 	}
+	if (ret == 0)
+		ret = exec_env(s, &jail, e);
 	spec_free(&jail);
 	return ret;
 }

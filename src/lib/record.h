@@ -47,8 +47,9 @@ int record_put_spec(json_t *rec, const struct jail_spec *s, struct cell_err *e);
 int record_spec(const json_t *rec, struct jail_spec *s, struct cell_err *e);
 
 /* What a process started in the jail (cell exec) shares with it: every
- * parameter of the record but the process's own (param.h: command, env,
- * workdir; the user unless S has one). */
+ * parameter of the record but the command; the jail's environment with
+ * S's own over it, its working directory and user unless S has its own
+ * (as docker exec). */
 int record_exec_spec(const json_t *rec, struct jail_spec *s, struct cell_err *e);
 
 /* A record of an older cell in today's layout, in place; a no-op on

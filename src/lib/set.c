@@ -843,6 +843,31 @@ static int set_addrs(int rootfd, struct jail *j, const struct jail_spec *old,
 	return 0;
 }
 
+/* A limit below what the jail uses now, as its cgroups count it (a jail
+ * without that cgroup yet has no count: not checked). */
+static int check_usage(const struct cgroup *cg, const struct jail_limits *old,
+		       const struct jail_limits *want, struct cell_err *e)
+{
+	static const char force[] = "cell set --force sets it anyway";
+	struct cgroup_usage u;
+	char used[48];
+
+	if ((want->nrtask < 0 || want->nrtask == old->nrtask) &&
+	    (want->memory < 0 || want->memory == old->memory))
+		return 0;
+	cgroup_usage(cg, &u);
+	if (want->nrtask >= 0 && want->nrtask != old->nrtask && u.tasks > want->nrtask)
+		return cell_err_param(e, PARAM_NRTASK, 0, 0,
+				      "below what the jail uses now (%lld tasks); %s", u.tasks,
+				      force);
+	if (want->memory >= 0 && want->memory != old->memory && u.memory > want->memory) {
+		param_format_size(u.memory, used, sizeof(used));
+		return cell_err_param(e, PARAM_MEMORY, 0, 0,
+				      "below what the jail uses now (%s); %s", used, force);
+	}
+	return 0;
+}
+
 /* A bridged or joined jail's hosts, hostname and resolv.conf, from the
  * spec WANT it now has. */
 static int set_files(struct jail *j, const struct jail_spec *want, struct cell_err *e)
@@ -894,6 +919,10 @@ int jail_set(const char *state_root, const char *name, const struct jail_change 
 		goto out;
 	if (want.limits.cpus_milli != old.limits.cpus_milli &&
 	    cgroup_check_cpus(want.limits.cpus_milli, e) < 0) {
+		cell_err_prefix(e, "jail %s", name);
+		goto out;
+	}
+	if (!c->force && check_usage(&cg, &old.limits, &want.limits, e) < 0) {
 		cell_err_prefix(e, "jail %s", name);
 		goto out;
 	}

@@ -16,6 +16,7 @@ struct jail_change {
 	 * to remove (`-=`), not the new list. */
 	uint64_t add, del;
 	struct jail_spec values; /* their new values; the others unused */
+	bool force;		 /* a limit below what the jail uses now is set anyway */
 };
 
 void jail_change_init(struct jail_change *c);
@@ -34,8 +35,11 @@ static inline bool jail_change_has(const struct jail_change *c, int id)
  * records it.  A parameter that cannot change in a running jail (param.h:
  * every one but hostname, domainname and the limits) is an error unless
  * its value stays the same; so are values that cannot be applied, and
- * then nothing has changed.  An error about a parameter records it
- * (err.h).
+ * then nothing has changed.  A limit (nrtask, memory) below what the jail
+ * uses now, as its cgroup counts it, is refused unless C->force: lowered
+ * under a running service it breaks it (its next fork fails).  An unset
+ * cgroup limit ("max") is removed; an rlimit cannot be unset.  An error about a parameter records
+ * it (err.h).
  */
 int jail_set(const char *state_root, const char *name, const struct jail_change *c,
 	     struct cell_err *e);

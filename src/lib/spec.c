@@ -156,6 +156,8 @@ void spec_free(struct jail_spec *s)
 	free_strv(s->proc.argv);
 	free_strv(s->proc.env);
 	free(s->proc.cwd);
+	free(s->proc.user_name);
+	free(s->proc.group_name);
 	free(s->rootfs);
 	free(s->cgroup_parent);
 	for (size_t i = 0; i < s->nbinds; i++) {
@@ -493,7 +495,36 @@ int spec_validate(struct jail_spec *s, struct cell_err *e)
 		if (s->hostname == NULL)
 			return cell_err_set(e, ENOMEM, "hostname");
 	}
-	if (spec_env_get(s, "PATH") == NULL && env_put(s, DEFAULT_PATH, e) < 0)
+	return 0;
+}
+
+int spec_env_path(struct jail_spec *s, struct cell_err *e)
+{
+	return spec_env_get(s, "PATH") == NULL ? env_put(s, DEFAULT_PATH, e) : 0;
+}
+
+/* KEY=VALUE unless the environment has KEY already (-e wins). */
+static int env_default(struct jail_spec *s, const char *key, const char *value, struct cell_err *e)
+{
+	cleanup_free char *kv = NULL;
+
+	if (spec_env_get(s, key) != NULL)
+		return 0;
+	if (asprintf(&kv, "%s=%s", key, value) < 0) {
+		kv = NULL;
+		return cell_err_set(e, ENOMEM, "environment");
+	}
+	return env_put(s, kv, e);
+}
+
+int spec_env_jail(struct jail_spec *s, const char *term, struct cell_err *e)
+{
+	s->proc.user_env = true;
+	if (spec_env_path(s, e) < 0 ||
+	    (s->hostname != NULL && env_default(s, "HOSTNAME", s->hostname, e) < 0) ||
+	    env_default(s, "container", "cell", e) < 0)
+		return -1;
+	if (s->proc.terminal && env_default(s, "TERM", term != NULL ? term : "xterm", e) < 0)
 		return -1;
 	return 0;
 }

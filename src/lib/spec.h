@@ -335,6 +335,15 @@ struct jail_process {
 	uid_t uid;
 	bool has_gid; /* false: primary group from the jail's /etc/passwd */
 	gid_t gid;
+	/* -u NAME[:GROUP]: the names as given, looked up in the jail's own
+	 * /etc/passwd and /etc/group once it stands in its root (uid and gid
+	 * are then set there); NULL: the number above. */
+	char *user_name;
+	char *group_name;
+	/* The jail CLI's: HOME from the user's /etc/passwd line (else "/")
+	 * when the environment has none, and with -u the user's
+	 * supplementary groups from /etc/group (as docker -u). */
+	bool user_env;
 
 	bool terminal; /* a new pty of the jail's own */
 	/* The five capability sets and no_new_privs: policy_defaults() fills
@@ -418,7 +427,7 @@ int spec_add_device_rule(struct jail_spec *s, const struct jail_device_rule *r, 
  * caller's value of KEY (as docker run -e KEY), or is ignored when unset.
  * Errors say what is wrong with the value only (param.h). */
 int spec_env_set(struct jail_spec *s, const char *kv, struct cell_err *e);
-/* Starts the environment from a NULL-terminated array (e.g. environ). */
+/* Adds a NULL-terminated array of KEY=VALUE entries (a record's env). */
 int spec_env_import(struct jail_spec *s, char *const *envp, struct cell_err *e);
 /* Value of KEY in the spec's environment, or NULL. */
 const char *spec_env_get(const struct jail_spec *s, const char *key);
@@ -427,6 +436,18 @@ int spec_set_argv(struct jail_spec *s, int argc, char *const *argv, struct cell_
 
 bool spec_valid_name(const char *name);
 bool spec_valid_hostname(const char *host);
+
+/*
+ * The jail CLI's environment of a jail (its first process), around what
+ * -e and env gave, which win: PATH (a default), HOSTNAME (the jail's),
+ * container=cell, and with a pty TERM (TERM: the caller's; NULL: xterm);
+ * HOME is the user's, found in the jail once it stands in its root
+ * (proc.user_env).  Never the caller's environment.  After
+ * spec_validate() (the hostname).
+ */
+int spec_env_jail(struct jail_spec *s, const char *term, struct cell_err *e);
+/* PATH's default, when the environment has no PATH. */
+int spec_env_path(struct jail_spec *s, struct cell_err *e);
 
 /* Checks the whole spec, fills the defaults that depend on other fields.
  * An error about a parameter records it (err.h): "needs memory" is

@@ -48,8 +48,22 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+/* Jails need root (the namespaces, cgroups and id ranges cell makes);
+ * said as such, before "state root /run/cell: Permission denied". */
+static int need_root(struct cell_err *e)
+{
+	if (geteuid() == 0)
+		return 0;
+	cell_err_set(e, 0, "needs root (rootless jails are not supported yet)");
+	e->errnum = EPERM;
+	return -1;
+}
+
 int store_open_root_existing(const char *root, int *rootfd, struct cell_err *e)
 {
+	*rootfd = -1;
+	if (need_root(e) < 0)
+		return -1;
 	*rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (*rootfd < 0 && errno != ENOENT)
 		return cell_err_set(e, errno, "state root %s", root);
@@ -58,8 +72,11 @@ int store_open_root_existing(const char *root, int *rootfd, struct cell_err *e)
 
 int store_open_root(const char *root, int *rootfd, struct cell_err *e)
 {
-	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd;
 
+	if (need_root(e) < 0)
+		return -1;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		if (mkdir_p(root, 0700) < 0)
 			return cell_err_set(e, errno, "state root %s", root);
@@ -174,6 +191,39 @@ static void remove_marker(int rootfd, int jid, const char *name)
 		return;
 	marker_name(m, sizeof(m), jid, name);
 	unlinkat(rootfd, m, 0);
+}
+
+int store_jid_name(int rootfd, const char *word, char *name, size_t size)
+{
+	char prefix[32];
+	size_t plen;
+	struct dirent *de;
+	int found = 0, jid, dup;
+	DIR *d;
+
+	if (word[0] == '\0' || word[strspn(word, "0123456789")] != '\0' || strlen(word) > 9 ||
+	    (jid = atoi(word)) <= 0)
+		return 0;
+	plen = (size_t)snprintf(prefix, sizeof(prefix), ".jid.%d.", jid);
+	dup = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dup < 0 || (d = fdopendir(dup)) == NULL) {
+		if (dup >= 0)
+			close(dup);
+		return 0;
+	}
+	/* The marker names the jail; its own jid file must agree (a marker
+	 * outlives its directory for a moment while a jail is removed). */
+	while (found == 0 && (de = readdir(d)) != NULL) {
+		const char *n = de->d_name + plen;
+
+		if (strncmp(de->d_name, prefix, plen) != 0 || !store_valid_entry(n) ||
+		    read_jid(rootfd, n) != jid || strlen(n) >= size)
+			continue;
+		strcpy(name, n);
+		found = 1;
+	}
+	closedir(d);
+	return found;
 }
 
 /* The default reaper: a directory whose record is missing (a creator's

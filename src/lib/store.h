@@ -45,7 +45,9 @@ struct store_jail {
  * -1 with errno EEXIST when the jail is still there. */
 typedef int (*store_reap_fn)(int rootfd, int dirfd, const char *name, void *ctx);
 
-/* Opens (creating, mode 0700) the state root. */
+/* Opens (creating, mode 0700) the state root.  Both opens refuse a caller
+ * that is not root ("needs root", errno EPERM): no command on jails
+ * works without it yet. */
 int store_open_root(const char *root, int *rootfd, struct cell_err *e);
 /* Opens the state root if it exists (*ROOTFD -1 when it does not): for
  * the commands that only read or remove, which never create it. */
@@ -79,6 +81,12 @@ int store_jail_relock(int rootfd, struct store_jail *j);
  * strings are heap copies (store_names_free()). */
 int store_list(int rootfd, char ***names, size_t *n, struct cell_err *e);
 void store_names_free(char **names, size_t n);
+
+/* The name of the jail whose JID is WORD, a word of digits only, into
+ * NAME (SIZE bytes): 1 when there is one, 0 when WORD is no JID of a
+ * jail of the root (or not digits).  Front doors try a word of digits
+ * as a JID first (`cell exec 3 sh`, as jexec). */
+int store_jid_name(int rootfd, const char *word, char *name, size_t size);
 
 /* Replaces state.json with STATE (write to a temporary file, rename). */
 int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e);

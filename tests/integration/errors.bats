@@ -76,11 +76,19 @@ cell_error() {
 		run --bind "$WORK/nope:/srv" -- true
 }
 
-@test "a --user that is not UID[:GID] is a one-line error naming it" {
-	cell_error "--user nobody: expected UID[:GID], numeric" run --user nobody -- true
-	cell_error "--user 1000:staff: expected UID[:GID], numeric" run --user 1000:staff -- true
-	cell_error "--user -1: expected UID[:GID], numeric" run --user -1 -- true
-	cell_error "--user 4294967295: expected UID[:GID], numeric" run --user 4294967295 -- true
+@test "a --user that is not USER[:GROUP] is a one-line error naming it" {
+	cell_error "--user -1: expected USER[:GROUP], names or numeric ids" run --user -1 -- true
+	cell_error "--user 1000:: expected USER[:GROUP], names or numeric ids" run --user 1000: -- true
+	cell_error "--user a b: expected USER[:GROUP], names or numeric ids" run --user 'a b' -- true
+	cell_error "--user 4294967295: expected USER[:GROUP], names or numeric ids" \
+		run --user 4294967295 -- true
+}
+
+@test "a --user or group the jail's files do not have is a one-line error naming the file" {
+	cell_error "--user nosuchuser: no user \"nosuchuser\" in the jail's /etc/passwd" \
+		run --name nouser --user nosuchuser -- true
+	cell_error "--user root:nosuchgroup: no group \"nosuchgroup\" in the jail's /etc/group" \
+		run --name nogroup --user root:nosuchgroup -- true
 }
 
 @test "an --env that is not KEY=VALUE is a one-line error naming it" {
@@ -163,7 +171,22 @@ cell_error() {
 }
 
 @test "an unknown command is a one-line error naming it" {
-	cell_error "cell: bogus: unknown command" bogus
+	cell_error 'cell: unknown command "bogus" (see cell --help)' bogus
+}
+
+@test "an unknown command near a known one suggests it" {
+	cell_error 'cell: unknown command "rnu" (did you mean "run"?)' rnu
+	cell_error 'cell: unknown command "exce" (did you mean "exec"?)' exce -- true
+	cell_error 'cell: unknown command "inspcet" (did you mean "inspect"?)' inspcet x
+}
+
+@test "an unknown option near a known one suggests it, of that command's" {
+	cell_error "cell: run: unknown option '--rootf' (did you mean '--rootfs'?)" run --rootf x -- true
+	cell_error "cell: run: unknown option '--memroy' (did you mean '--memory'?)" run --memroy 1M -- true
+	cell_error "cell: exec: unknown option '--wokdir' (did you mean '--workdir'?)" exec --wokdir / x
+	cell_error "cell: run: unknown option '--xyzzy' (see cell run --help)" run --xyzzy -- true
+	# An abbreviation is no option, and not near enough to suggest.
+	cell_error "cell: run: unknown option '--root' (see cell run --help)" run --root x -- true
 }
 
 @test "an unknown global option is a one-line error naming it" {

@@ -3,6 +3,8 @@
 # cgroups, held to its policy and limits.
 load helpers
 
+DEFAULT_PATH=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
 # start NAME ARG...: a detached jail NAME (started with ARG...) whose
 # pid 1 records what it sees in $WORK (/work inside), then sleeps; its
 # host pid in $PID1.
@@ -379,16 +381,25 @@ for i in range(200):
 	[ "$output" = 1000 ]
 }
 
-@test "exec -e sets a variable and --clear-env starts from PATH alone" {
-	start envs
-	run cell exec -e FOO=bar envs sh -c 'echo "$FOO"'
-	[ "$output" = bar ]
-	FROM_CELL=copied run cell exec --clear-env -e FROM_CELL envs sh -c 'echo "$FROM_CELL"'
+@test "exec -e sets a variable over the jail's environment, not cell's" {
+	cell run -d --name envs -e FOO=jail -e KEEP=1 -- sleep 100 >/dev/null
+	run cell exec -e FOO=bar envs sh -c 'echo "$FOO $KEEP"'
+	[ "$output" = "bar 1" ]
+	FROM_CELL=copied run cell exec -e FROM_CELL envs sh -c 'echo "$FROM_CELL"'
 	[ "$output" = copied ]
-	run cell exec --clear-env -e FOO=baz envs env
+	CELL_LEAK=x run cell exec -T envs env
 	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | grep -v '^PATH=' | sort)" = "FOO=baz" ]
-	printf '%s\n' "$output" | grep -q '^PATH=/'
+	[ "$(printf '%s\n' "$output" | sort)" = "$(printf '%s\n' "$DEFAULT_PATH" HOSTNAME=envs \
+		container=cell FOO=jail KEEP=1 HOME=/root | sort)" ]
+}
+
+@test "exec takes the jail's working directory and user unless -w and -u say otherwise" {
+	cell run -d --name inherit -w /tmp -u nobody -- sleep 100 >/dev/null
+	run cell exec inherit sh -c 'echo "$(pwd) $(id -un) $HOME"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "/tmp nobody /nonexistent" ]
+	run cell exec -w / -u root inherit sh -c 'echo "$(pwd) $(id -un) $HOME"'
+	[ "$output" = "/ root /root" ]
 }
 
 @test "exec -w sets the working directory, / by default" {

@@ -206,3 +206,33 @@ time.sleep(60)' >/dev/null
 	[ "$(field policy)" = false ]
 	[ "$(field process.seccomp)" = disabled ]
 }
+
+# The root's flags in pid 1's mountinfo: "nodev nosuid" as they are.
+root_flags() {
+	local pid
+	pid=$(jq -r .pid "$STATE/$1/state.json")
+	awk '$5 == "/" { o = $6 } END {
+		n = split(o, f, ","); d = "dev"; s = "suid"
+		for (i = 1; i <= n; i++) { if (f[i] == "nodev") d = "nodev"; if (f[i] == "nosuid") s = "nosuid" }
+		print d, s }' "/proc/$pid/mountinfo"
+}
+
+@test "inspect claims of the root's mount only what its mountinfo shows" {
+	make_rootfs "$WORK/root"
+	cell run -d --name own --rootfs "$WORK/root" --rw -- sleep 100 >/dev/null
+	cell run -d --name embedded -- sleep 100 >/dev/null
+	# A --rw --rootfs root: nodev, not nosuid (its own files).
+	[ "$(root_flags own)" = "nodev suid" ]
+	run cell inspect own
+	[[ "$(field rules.mknod)" == *"root mounted nodev"* ]]
+	[[ "$(field rules.privileges)" == "enforced: no_new_privs; the root (the jail's own, path) not mounted nosuid" ]]
+	# The embedded root: both.
+	[ "$(root_flags embedded)" = "nodev nosuid" ]
+	run cell inspect embedded
+	[[ "$(field rules.mknod)" == *"root mounted nodev"* ]]
+	[ "$(field rules.privileges)" = "enforced: no_new_privs; root mounted nosuid" ]
+	# Stopped, the claims are the launch's rule for that root.
+	cell stop -t 0 own
+	run cell inspect own
+	[[ "$(field rules.privileges)" == *"not mounted nosuid" ]]
+}

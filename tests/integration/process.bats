@@ -248,44 +248,46 @@ ptmx" ]
 }
 
 @test "--env KEY copies cell's value of KEY" {
-	FROM_CALLER=copied run cell run --clear-env -T -e FROM_CALLER -- env
+	FROM_CALLER=copied run cell run -T -e FROM_CALLER -- sh -c 'echo "$FROM_CALLER"'
 	[ "$status" -eq 0 ]
-	[ "$output" = "FROM_CALLER=copied
-$DEFAULT_PATH" ]
+	[ "$output" = copied ]
 }
 
 @test "--env KEY of a variable cell does not have sets nothing" {
 	unset CELL_TEST_UNSET
-	run cell run --clear-env -T -e CELL_TEST_UNSET -- env
+	run cell run -T -e CELL_TEST_UNSET -- env
 	[ "$status" -eq 0 ]
-	[ "$output" = "$DEFAULT_PATH" ]
+	! grep -q CELL_TEST_UNSET <<<"$output"
 }
 
-@test "a later --env wins over an earlier one and over cell's environment" {
-	CELL_TEST_VAR=host run cell run -e CELL_TEST_VAR=a -e CELL_TEST_VAR=b -- \
-		sh -c 'echo "$CELL_TEST_VAR"'
+@test "a later --env wins over an earlier one and over the defaults" {
+	CELL_TEST_VAR=host run cell run -e CELL_TEST_VAR=a -e CELL_TEST_VAR=b -e HOSTNAME=mine \
+		-e container=other -- sh -c 'echo "$CELL_TEST_VAR $HOSTNAME $container"'
 	[ "$status" -eq 0 ]
-	[ "$output" = b ]
+	[ "$output" = "b mine other" ]
 }
 
-@test "without --clear-env the jail gets cell's environment" {
-	CELL_TEST_VAR=from-caller run cell run -- sh -c 'echo "$CELL_TEST_VAR"'
+@test "the jail's environment is its own: none of cell's variables leak in" {
+	CELL_TEST_VAR=from-caller run cell run -T --name envjail -- env
 	[ "$status" -eq 0 ]
-	[ "$output" = from-caller ]
+	[ "$(sort <<<"$output")" = "$(printf '%s\n' "$DEFAULT_PATH" HOSTNAME=envjail container=cell \
+		HOME=/root | sort)" ]
 }
 
-@test "--clear-env leaves only PATH" {
-	run cell run -T --clear-env -- env
+@test "--clear-env is accepted and changes nothing" {
+	run cell run -T --clear-env --name envjail -- env
 	[ "$status" -eq 0 ]
-	[ "$output" = "$DEFAULT_PATH" ]
+	[ "$(sort <<<"$output")" = "$(printf '%s\n' "$DEFAULT_PATH" HOSTNAME=envjail container=cell \
+		HOME=/root | sort)" ]
 }
 
-@test "--clear-env with a pty leaves only PATH and TERM=xterm" {
-	run cell run -t --clear-env -- env </dev/null
+@test "a jail with a pty gets TERM=xterm when cell has no TERM, and no TERM without one" {
+	run env -u TERM "$CELL" --root "$STATE" run -t -- env </dev/null
 	[ "$status" -eq 0 ]
 	output=${output//$'\r'/}
-	[ "$(sort <<<"$output")" = "$DEFAULT_PATH
-TERM=xterm" ]
+	grep -qx TERM=xterm <<<"$output"
+	TERM=vt100 run cell run -T -- env
+	! grep -q '^TERM=' <<<"$output"
 }
 
 @test "a jail with a pty keeps the caller's TERM" {
@@ -300,7 +302,7 @@ TERM=xterm" ]
 	mkdir -p "$dir/opt/tools"
 	printf '#!/bin/sh\necho found in /opt/tools\n' >"$dir/opt/tools/hello"
 	chmod +x "$dir/opt/tools/hello"
-	PATH=$dir/opt/tools:$PATH run -127 cell run --rootfs "$dir" --clear-env -- hello
+	PATH=$dir/opt/tools:$PATH run -127 cell run --rootfs "$dir" -- hello
 	[ "$status" -eq 127 ]
 	run cell run --rootfs "$dir" -e PATH=/opt/tools -- hello
 	[ "$status" -eq 0 ]

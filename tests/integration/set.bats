@@ -282,3 +282,68 @@ null" ]
 	[ "$status" -eq 0 ]
 	[ "$(cell ls -n -o hostname,nrtask,memory)" = "$params" ]
 }
+
+@test "set refuses nrtask= below the tasks the jail has, changing nothing, unless --force" {
+	NAME=web
+	cell run -d --name web --nrtask 20 -- sh -c 'sleep 100 & sleep 100' >/dev/null
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cg_file pids pids.current)" -ge 3 ] && break
+		sleep 0.05
+	done
+	run --separate-stderr cell set web nrtask=1
+	[ "$status" -eq 125 ]
+	# sh, its sleeps (and the reaper when it is pid 1): as the cgroup counts
+	[ "$stderr" = "cell: set: jail web: nrtask=1: below what the jail uses now ($(cg_file pids pids.current) tasks); cell set --force sets it anyway" ]
+	[ "$(cg_file pids pids.max)" = 20 ]
+	[ "$(cell ls -n -o nrtask)" = nrtask=20 ]
+	cell set --force web nrtask=2
+	[ "$(cg_file pids pids.max)" = 2 ]
+	[ "$(cell ls -n -o nrtask)" = nrtask=2 ]
+}
+
+@test "set refuses memory= below what the jail uses, unless -f" {
+	NAME=web
+	cell run -d --name web --memory 64M -- sh -c 'x=$(head -c 4000000 /dev/zero | tr "\0" a); echo >/dev/null; sleep 100' >/dev/null
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cg_file memory memory.usage_in_bytes)" -gt $((1 << 20)) ] && break
+		sleep 0.05
+	done
+	run --separate-stderr cell set web memory=1M
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == "cell: set: jail web: memory=1M: below what the jail uses now ("*"); cell set --force sets it anyway" ]]
+	[ "$(cg_file memory memory.limit_in_bytes)" = $((64 << 20)) ]
+}
+
+@test "set LIMIT=max removes a cgroup limit, and a later set puts one back" {
+	NAME=web
+	start web --nrtask 20 --memory 64M --cpus 0.5
+	run cell set web nrtask=max memory=max cpus=max
+	[ "$status" -eq 0 ]
+	[ "$(cg_file pids pids.max)" = max ]
+	[ "$(cg_file memory memory.limit_in_bytes)" -gt $((1 << 50)) ]
+	[ "$(cg_file cpu cpu.cfs_quota_us)" = -1 ]
+	[ -z "$(cell ls -n -o nrtask,memory,cpus)" ]
+	[ "$(cell ls --json -o nrtask,memory | jq -c '.[0]')" = '{"nrtask":null,"memory":null}' ]
+	cell set web nrtask=30 memory=32M
+	[ "$(cg_file pids pids.max)" = 30 ]
+	[ "$(cg_file memory memory.limit_in_bytes)" = $((32 << 20)) ]
+	[ "$(cell ls -n -o nrtask,memory)" = "nrtask=30 memory=32M" ]
+}
+
+@test "an rlimit cannot be unset in a running jail" {
+	start web --nofile 100
+	run --separate-stderr cell set web nofile=max
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"nofile=max: cannot be unset in a running jail" ]]
+}
+
+@test "max is no limit in cell run's flags and jail files too" {
+	run cell run --memory max --nrtask max -- true
+	[ "$status" -eq 0 ]
+	cat >"$WORK/cell.conf" <<-'CONF'
+		nomax { memory = max; nrtask = 10; exec.start = "sleep 100"; }
+	CONF
+	cell up -f "$WORK/cell.conf" >/dev/null
+	[ "$(cell ls -n -o memory,nrtask)" = nrtask=10 ]
+	cell down -f "$WORK/cell.conf"
+}

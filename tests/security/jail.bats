@@ -237,8 +237,14 @@ rm /etc/passwd && mkfifo /etc/passwd && touch /tmp/ready && sleep 100' 2>&1 | ca
 	run timeout -s KILL 10 "$CELL" --root "$STATE" exec -u 1000 fifo true
 	[ "$status" -eq 125 ]
 	[ "$output" = "cell: exec: jail fifo: --user 1000: /etc/passwd: not a regular file" ]
-	# With a gid given, the file is not read at all.
-	run timeout -s KILL 10 "$CELL" --root "$STATE" exec -u 1000:1000 fifo id -g
+	# With a gid given, the file is needed for HOME alone: without it,
+	# "/" (never a wait).
+	run timeout -s KILL 10 "$CELL" --root "$STATE" exec -u 1000:1000 fifo sh -c 'id -g; echo $HOME'
 	[ "$status" -eq 0 ]
-	[ "$output" = 1000 ]
+	[ "$output" = "1000
+/" ]
+	# A name needs it.
+	run timeout -s KILL 10 "$CELL" --root "$STATE" exec -u u fifo true
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: exec: jail fifo: --user u: /etc/passwd: not a regular file" ]
 }

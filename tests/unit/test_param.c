@@ -37,7 +37,12 @@ static const struct sample samples[PARAM_COUNT][6] = {
 			{"/a:/b:dev:rw", "/a:/b:dev"}},
 	[PARAM_WORKDIR] = {{"/srv", NULL}, {"/a b", NULL}},
 	[PARAM_ENV] = {{"A=1", NULL}, {"B=x, y; \"z\"", "\"B=x, y; \\\"z\\\"\""}, {"EMPTY=", NULL}},
-	[PARAM_USER] = {{"1000", NULL}, {"0:5", NULL}},
+	[PARAM_USER] = {{"1000", NULL},
+			{"0:5", NULL},
+			{"www-data", NULL},
+			{"alice:staff", NULL},
+			{"1000:staff", NULL},
+			{"alice:0", NULL}},
 	[PARAM_NET] = {{"none", NULL},
 		       {"host", NULL},
 		       {"bridge", NULL},
@@ -111,9 +116,12 @@ static const struct bad bads[] = {
 	{PARAM_WORKDIR, "tmp", "must be an absolute path"},
 	{PARAM_ENV, "=v", "expected KEY=VALUE"},
 	{PARAM_ENV, "1A=v", "invalid variable name"},
-	{PARAM_USER, "nobody", "expected UID[:GID], numeric"},
-	{PARAM_USER, "1:x", NULL},
-	{PARAM_USER, "-1", NULL},
+	{PARAM_USER, "-1", "expected USER[:GROUP], names or numeric ids"},
+	{PARAM_USER, "1:", NULL},
+	{PARAM_USER, "a b", NULL},
+	{PARAM_USER, "alice:-x", NULL},
+	{PARAM_USER, "a:b:c", NULL},
+	{PARAM_USER, "x$y", NULL},
 	{PARAM_USER, "4294967295", NULL},
 	{PARAM_USER, "", NULL},
 	{PARAM_NET, "bogus", "expected none, host, bridge[:NAME] or ns:PATH"},
@@ -351,6 +359,58 @@ static void a_relative_bind_source_is_made_absolute(void **state)
 	assert_string_equal(text, "/usr/rel/dir:/b/c:ro");
 	free(text);
 	spec_free(&s);
+	parse_one(PARAM_BIND, "./share:/s", &s);
+	assert_string_equal(s.binds[0].src, "/usr/share");
+	spec_free(&s);
+}
+
+static void max_unsets_a_limit(void **state)
+{
+	static const int ids[] = {PARAM_NRTASK,	  PARAM_MEMORY,	 PARAM_SWAP, PARAM_CPUS,
+				  PARAM_CPU_TIME, PARAM_MEMLOCK, PARAM_DATA, PARAM_NOFILE};
+	struct jail_spec s;
+	struct cell_err e;
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		const struct param *p = param_get(ids[i]);
+
+		spec_init(&s);
+		assert_int_equal(
+			param_parse(p, &s, p->arg[0] == 'S' && p->arg[1] == 'I' ? "64M" : "4", &e),
+			0);
+		assert_true(param_is_set(p, &s));
+		assert_int_equal(param_parse(p, &s, "max", &e), 0);
+		assert_false(param_is_set(p, &s));
+		spec_free(&s);
+	}
+	/* nice has no "no limit". */
+	spec_init(&s);
+	assert_int_equal(param_parse(param_get(PARAM_NICE), &s, "max", &e), -1);
+	spec_free(&s);
+}
+
+static void a_relative_root_path_is_made_absolute(void **state)
+{
+	struct jail_spec s;
+
+	assert_int_equal(chdir("/usr"), 0);
+	parse_one(PARAM_PATH, "rel/root", &s);
+	assert_string_equal(s.rootfs, "/usr/rel/root");
+	spec_free(&s);
+	parse_one(PARAM_PATH, ".//./lib", &s);
+	assert_string_equal(s.rootfs, "/usr/lib");
+	spec_free(&s);
+	parse_one(PARAM_PATH, ".", &s);
+	assert_string_equal(s.rootfs, "/usr");
+	spec_free(&s);
+	assert_int_equal(chdir("/"), 0);
+	parse_one(PARAM_PATH, "srv", &s);
+	assert_string_equal(s.rootfs, "/srv");
+	spec_free(&s);
+	/* Not resolved: a symlink stays one (rootfs_check() refuses it). */
+	parse_one(PARAM_PATH, "/a/../b", &s);
+	assert_string_equal(s.rootfs, "/a/../b");
+	spec_free(&s);
 }
 
 static void lists_format_as_a_jail_file_reads_them(void **state)
@@ -518,6 +578,8 @@ int main(void)
 		cmocka_unit_test(params_are_set_by_their_names_and_aliases),
 		cmocka_unit_test(unknown_names_and_bare_values_are_errors),
 		cmocka_unit_test(a_relative_bind_source_is_made_absolute),
+		cmocka_unit_test(a_relative_root_path_is_made_absolute),
+		cmocka_unit_test(max_unsets_a_limit),
 		cmocka_unit_test(lists_format_as_a_jail_file_reads_them),
 		cmocka_unit_test(a_list_text_replaces_the_list),
 		cmocka_unit_test(json_values_are_typed_and_read_back),

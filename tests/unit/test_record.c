@@ -318,7 +318,7 @@ static void a_bad_record_is_an_error_naming_the_key(void **state)
 	spec_free(&s);
 }
 
-static void exec_takes_the_jail_but_not_its_process(void **state)
+static void exec_takes_the_jail_and_its_process_under_its_own(void **state)
 {
 	struct jail_spec jail, s;
 	struct cell_err e;
@@ -339,8 +339,10 @@ static void exec_takes_the_jail_but_not_its_process(void **state)
 	set(&s, "command", "id");
 	assert_int_equal(record_exec_spec(rec, &s, &e), 0);
 	assert_string_equal(s.proc.argv[0], "id");
-	assert_int_equal(s.proc.nenv, 0);
-	assert_null(s.proc.cwd);
+	/* The jail's environment, working directory and user (docker exec). */
+	assert_string_equal(spec_env_get(&s, "A"), "1");
+	assert_non_null(spec_env_get(&s, "PATH"));
+	assert_string_equal(s.proc.cwd, "/srv");
 	assert_int_equal(s.proc.uid, 1000); /* no user of its own: the jail's */
 	assert_int_equal(s.allow, JAIL_ALLOW_CHOWN);
 	assert_int_equal(s.net, JAIL_NET_HOST);
@@ -348,8 +350,15 @@ static void exec_takes_the_jail_but_not_its_process(void **state)
 	spec_free(&s);
 	spec_init(&s);
 	set(&s, "user", "5:5");
+	set(&s, "env", "A=2");
+	set(&s, "env", "B=3");
+	set(&s, "workdir", "/tmp");
 	assert_int_equal(record_exec_spec(rec, &s, &e), 0);
+	/* Its own over the jail's. */
 	assert_int_equal(s.proc.uid, 5);
+	assert_string_equal(spec_env_get(&s, "A"), "2");
+	assert_string_equal(spec_env_get(&s, "B"), "3");
+	assert_string_equal(s.proc.cwd, "/tmp");
 	spec_free(&s);
 	spec_free(&jail);
 	json_decref(rec);
@@ -362,7 +371,7 @@ int main(void)
 		cmocka_unit_test(the_record_keeps_the_run_beside_the_spec),
 		cmocka_unit_test(a_record_of_an_older_cell_still_loads),
 		cmocka_unit_test(a_bad_record_is_an_error_naming_the_key),
-		cmocka_unit_test(exec_takes_the_jail_but_not_its_process),
+		cmocka_unit_test(exec_takes_the_jail_and_its_process_under_its_own),
 	};
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
 }

@@ -96,7 +96,7 @@ static void validate_fills_defaults(void **state)
 	fill(&s, "web");
 	assert_int_equal(spec_validate(&s, &e), 0);
 	assert_string_equal(s.hostname, "web");
-	assert_non_null(spec_env_get(&s, "PATH"));
+	assert_null(spec_env_get(&s, "PATH"));
 	spec_free(&s);
 
 	fill(&s, NULL);
@@ -112,6 +112,40 @@ static void validate_fills_defaults(void **state)
 	assert_int_equal(spec_validate(&s, &e), 0);
 	assert_string_equal(s.hostname, "cell");
 	spec_free(&s);
+}
+
+/* The jail's environment is its own: the defaults around what -e gave,
+ * -e winning, TERM only with a pty, and nothing of the caller's. */
+static void the_jail_environment_is_its_own(void **state)
+{
+	struct jail_spec s;
+	struct cell_err e;
+
+	(void)state;
+	setenv("CELL_UNIT_LEAK", "host", 1);
+	fill(&s, "web");
+	assert_int_equal(spec_env_set(&s, "container=other", &e), 0);
+	assert_int_equal(spec_validate(&s, &e), 0);
+	assert_int_equal(spec_env_jail(&s, "vt100", &e), 0);
+	assert_true(s.proc.user_env);
+	assert_string_equal(spec_env_get(&s, "HOSTNAME"), "web");
+	assert_string_equal(spec_env_get(&s, "container"), "other");
+	assert_non_null(spec_env_get(&s, "PATH"));
+	assert_null(spec_env_get(&s, "TERM"));
+	assert_null(spec_env_get(&s, "CELL_UNIT_LEAK"));
+	assert_int_equal(s.proc.nenv, 3);
+	spec_free(&s);
+
+	fill(&s, "web");
+	s.proc.terminal = true;
+	assert_int_equal(spec_env_set(&s, "PATH=/bin", &e), 0);
+	assert_int_equal(spec_validate(&s, &e), 0);
+	assert_int_equal(spec_env_jail(&s, NULL, &e), 0);
+	assert_string_equal(spec_env_get(&s, "TERM"), "xterm");
+	assert_string_equal(spec_env_get(&s, "PATH"), "/bin");
+	assert_string_equal(spec_env_get(&s, "container"), "cell");
+	spec_free(&s);
+	unsetenv("CELL_UNIT_LEAK");
 }
 
 static void validate_rejects_bad_specs(void **state)
@@ -252,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(env_set_replaces_and_copies),
+		cmocka_unit_test(the_jail_environment_is_its_own),
 		cmocka_unit_test(names_follow_the_documented_alphabet),
 		cmocka_unit_test(hostnames_are_rfc1123_labels),
 		cmocka_unit_test(validate_fills_defaults),
