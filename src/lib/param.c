@@ -841,6 +841,19 @@ static void clear_net_list(const struct param *p, struct jail_spec *s)
 	}
 }
 
+/* TEXT as an address (with a prefix when PREFIX allows one), in its
+ * canonical text into BUF. */
+static int addr_text(const char *text, bool prefix, struct netaddr *a, char *buf, size_t size,
+		     struct cell_err *e)
+{
+	if (text == NULL)
+		return cell_err_set(e, 0, "needs a value");
+	if (netaddr_parse(text, prefix, a, e) < 0)
+		return -1;
+	netaddr_format(a, buf, size);
+	return 0;
+}
+
 /* ip4.addr and ip6.addr (and --ip, which is ip4.addr's flag): ADDR[/PREFIX],
  * into the list of its family whichever name gave it. */
 static int parse_ip(const struct param *p, struct jail_spec *s, const char *text,
@@ -849,11 +862,8 @@ static int parse_ip(const struct param *p, struct jail_spec *s, const char *text
 	char buf[NETADDR_TEXT];
 	struct netaddr a;
 
-	if (text == NULL)
-		return cell_err_set(e, 0, "needs a value");
-	if (netaddr_parse(text, true, &a, e) < 0)
+	if (addr_text(text, true, &a, buf, sizeof(buf), e) < 0)
 		return -1;
-	netaddr_format(&a, buf, sizeof(buf));
 	if (a.family == AF_INET)
 		return strv_push(&s->network.ip4, &s->network.nip4, buf, e);
 	return strv_push(&s->network.ip6, &s->network.nip6, buf, e);
@@ -867,11 +877,8 @@ static int parse_gateway(const struct param *p, struct jail_spec *s, const char 
 	char buf[NETADDR_TEXT];
 	struct netaddr a;
 
-	if (text == NULL)
-		return cell_err_set(e, 0, "needs a value");
-	if (netaddr_parse(text, true, &a, e) < 0)
+	if (addr_text(text, true, &a, buf, sizeof(buf), e) < 0)
 		return -1;
-	netaddr_format(&a, buf, sizeof(buf));
 	return strv_push(&s->network.gateway, &s->network.ngateway, buf, e);
 }
 
@@ -895,11 +902,8 @@ static int parse_dns(const struct param *p, struct jail_spec *s, const char *tex
 	char buf[NETADDR_TEXT];
 	struct netaddr a;
 
-	if (text == NULL)
-		return cell_err_set(e, 0, "needs a value");
-	if (netaddr_parse(text, false, &a, e) < 0)
+	if (addr_text(text, false, &a, buf, sizeof(buf), e) < 0)
 		return -1;
-	netaddr_format(&a, buf, sizeof(buf));
 	return strv_push(&s->network.dns, &s->network.ndns, buf, e);
 }
 
