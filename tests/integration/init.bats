@@ -4,13 +4,6 @@
 # the restart policy (--restart, restart in a jail file).
 load helpers
 
-# jfield NAME KEY: KEY of jail NAME in `cell ls -a --json` (empty if
-# null; "absent" if there is no such jail).
-jfield() {
-	cell ls -a --json | jq -r --arg n "$1" --arg k "$2" \
-		'[.[] | select(.name == $n)] | if length == 0 then "absent" else .[0][$k] // "" end'
-}
-
 # wait_field NAME KEY VALUE [TENTHS]: wait until jail NAME's KEY is VALUE
 # (default 10 s).
 wait_field() {

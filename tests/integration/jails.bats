@@ -3,24 +3,6 @@
 # cell ls, logs, stop and rm.
 load helpers
 
-# jfield NAME KEY: KEY of jail NAME in `cell ls -a --json` (empty if
-# null; "absent" if there is no such jail).
-jfield() {
-	cell ls -a --json | jq -r --arg n "$1" --arg k "$2" \
-		'[.[] | select(.name == $n)] | if length == 0 then "absent" else .[0][$k] // "" end'
-}
-
-# wait_stopped NAME [TENTHS]: wait until jail NAME is stopped (default 5 s).
-wait_stopped() {
-	local i
-	for ((i = 0; i < ${2:-50}; i++)); do
-		[ "$(jfield "$1" state)" = stopped ] && return 0
-		sleep 0.1
-	done
-	echo "jail $1 still $(jfield "$1" state)" >&2
-	return 1
-}
-
 # wait_removed NAME [TENTHS]: wait until NAME's state directory is gone.
 wait_removed() {
 	local i

@@ -5,23 +5,6 @@
 # not go to the log.
 load helpers
 
-# jfield NAME KEY: KEY of jail NAME in `cell ls -a --json`.
-jfield() {
-	cell ls -a --json | jq -r --arg n "$1" --arg k "$2" \
-		'[.[] | select(.name == $n)] | if length == 0 then "absent" else .[0][$k] // "" end'
-}
-
-# wait_stopped NAME: wait until jail NAME is stopped (10 s at most).
-wait_stopped() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ "$(jfield "$1" state)" = stopped ] && return 0
-		sleep 0.1
-	done
-	echo "jail $1 still $(jfield "$1" state)" >&2
-	return 1
-}
-
 # detached ARG...: cell run -d ARG... with cell's output a pipe, so that
 # the jail's goes to its log (not to a file of the test's).
 detached() {

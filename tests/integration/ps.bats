@@ -3,12 +3,6 @@
 # use), and cell ls NAME... (a filter).
 load helpers
 
-# jfield NAME KEY: KEY of jail NAME in `cell ls -a --json`.
-jfield() {
-	cell ls -a --json | jq -r --arg n "$1" --arg k "$2" \
-		'[.[] | select(.name == $n)] | if length == 0 then "absent" else .[0][$k] // "" end'
-}
-
 # --- ps -------------------------------------------------------------------
 
 @test "ps lists a jail's processes: pid inside and on the host, user, state, time, command" {
