@@ -21,6 +21,7 @@
 #include <linux/fs.h>
 #include <linux/ioprio.h>
 #include <linux/personality.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,34 +99,42 @@ const struct seccomp_arg_denial seccomp_arg_denials[] = {
 	 * new user namespace.  (The flags are clone's first argument on
 	 * x86_64 and arm64.  CLONE_NEWTIME is clone3's and unshare's only:
 	 * in clone(2) its bit belongs to the exit signal.) */
-	{"clone", 0, CLONE_NEWNS, CLONE_NEWNS},
-	{"clone", 0, CLONE_NEWCGROUP, CLONE_NEWCGROUP},
-	{"clone", 0, CLONE_NEWUTS, CLONE_NEWUTS},
-	{"clone", 0, CLONE_NEWIPC, CLONE_NEWIPC},
-	{"clone", 0, CLONE_NEWUSER, CLONE_NEWUSER},
-	{"clone", 0, CLONE_NEWPID, CLONE_NEWPID},
-	{"clone", 0, CLONE_NEWNET, CLONE_NEWNET},
+	{"clone", 0, CLONE_NEWNS, CLONE_NEWNS, 0, 0},
+	{"clone", 0, CLONE_NEWCGROUP, CLONE_NEWCGROUP, 0, 0},
+	{"clone", 0, CLONE_NEWUTS, CLONE_NEWUTS, 0, 0},
+	{"clone", 0, CLONE_NEWIPC, CLONE_NEWIPC, 0, 0},
+	{"clone", 0, CLONE_NEWUSER, CLONE_NEWUSER, 0, 0},
+	{"clone", 0, CLONE_NEWPID, CLONE_NEWPID, 0, 0},
+	{"clone", 0, CLONE_NEWNET, CLONE_NEWNET, 0, 0},
 	/* What CAP_SYS_ADMIN, kept by --allow set_hostname, opens on the
 	 * host's filesystem that the embedded root lies on, even through a
 	 * read-only mount: freeze or shut it down, discard its free blocks;
 	 * and on the kernel: take the console's output (TIOCCONS).  An ioctl
 	 * number is an unsigned int: only its low 32 bits are compared. */
-	{"ioctl", 1, 0xffffffffU, FIFREEZE},
-	{"ioctl", 1, 0xffffffffU, FITHAW},
-	{"ioctl", 1, 0xffffffffU, FITRIM},
-	{"ioctl", 1, 0xffffffffU, FS_IOC_SHUTDOWN},
-	{"ioctl", 1, 0xffffffffU, TIOCCONS},
+	{"ioctl", 1, 0xffffffffU, FIFREEZE, 0, 0},
+	{"ioctl", 1, 0xffffffffU, FITHAW, 0, 0},
+	{"ioctl", 1, 0xffffffffU, FITRIM, 0, 0},
+	{"ioctl", 1, 0xffffffffU, FS_IOC_SHUTDOWN, 0, 0},
+	{"ioctl", 1, 0xffffffffU, TIOCCONS, 0, 0},
 	/* Typing into a terminal (TIOCSTI; TIOCLINUX's paste does the
 	 * same on a virtual console): a jail that shares cell's terminal
 	 * could type commands into the host's shell once cell exits.  The
 	 * jail is also in its own session (launch.c), so the kernel refuses
 	 * TIOCSTI there anyway; this holds even for CAP_SYS_ADMIN. */
-	{"ioctl", 1, 0xffffffffU, TIOCSTI},
-	{"ioctl", 1, 0xffffffffU, TIOCLINUX},
+	{"ioctl", 1, 0xffffffffU, TIOCSTI, 0, 0},
+	{"ioctl", 1, 0xffffffffU, TIOCLINUX, 0, 0},
 	/* The realtime I/O class (CAP_SYS_ADMIN or CAP_SYS_NICE). */
 	{"ioprio_set", 2, IOPRIO_CLASS_MASK << IOPRIO_CLASS_SHIFT,
-	 IOPRIO_CLASS_RT << IOPRIO_CLASS_SHIFT},
-	{NULL, 0, 0, 0},
+	 IOPRIO_CLASS_RT << IOPRIO_CLASS_SHIFT, 0, 0},
+	/* A socket bound to an address that is not the jail's own: IP_FREEBIND
+	 * and IPV6_FREEBIND need no capability, and would let a bridged jail
+	 * send from its neighbours' addresses.  (IP_TRANSPARENT needs
+	 * CAP_NET_RAW, which only --allow raw_sockets keeps, and raw
+	 * sockets forge any address anyway.)  The level and the option are
+	 * ints: their low 32 bits. */
+	{"setsockopt", 1, 0xffffffffU, SOL_IP, 3, IP_FREEBIND},
+	{"setsockopt", 1, 0xffffffffU, SOL_IPV6, 3, IPV6_FREEBIND},
+	{NULL, 0, 0, 0, 0, 0},
 };
 
 /*
@@ -272,12 +281,16 @@ static int add_arg_denials(scmp_filter_ctx ctx, uint32_t arch)
 	int nr;
 
 	for (const struct seccomp_arg_denial *d = seccomp_arg_denials; d->name != NULL; d++) {
-		struct scmp_arg_cmp cmp = {d->arg, SCMP_CMP_MASKED_EQ, d->mask, d->value};
+		struct scmp_arg_cmp cmp[2] = {
+			{d->arg, SCMP_CMP_MASKED_EQ, d->mask, d->value},
+			{d->arg2 - 1, SCMP_CMP_MASKED_EQ, 0xffffffffU, d->value2},
+		};
 
 		nr = resolve(arch, d->name);
 		if (nr == __NR_SCMP_ERROR)
 			continue;
-		if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp) < 0)
+		if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, d->arg2 != 0 ? 2 : 1,
+					   cmp) < 0)
 			return -1;
 	}
 	/* clone3(2) takes its flags in memory, where a filter cannot look:

@@ -27,11 +27,15 @@ extern const char *const seccomp_hostname_calls[];
 /* Denied unless --allow io_uring (SECCOMP_RELAX_IO_URING). */
 extern const char *const seccomp_io_uring_calls[];
 
-/* A call denied (EPERM) when (argument ARG & MASK) == VALUE. */
+/* A call denied (EPERM) when (argument ARG & MASK) == VALUE and, when
+ * ARG2 is set (1-6: the argument's index + 1), its argument ARG2 - 1 ==
+ * VALUE2 too. */
 struct seccomp_arg_denial {
 	const char *name;
 	unsigned int arg;
 	uint64_t mask, value;
+	unsigned int arg2;
+	uint64_t value2;
 };
 /* Ends with a NULL name. */
 extern const struct seccomp_arg_denial seccomp_arg_denials[];

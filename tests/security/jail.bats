@@ -248,3 +248,19 @@ rm /etc/passwd && mkfifo /etc/passwd && touch /tmp/ready && sleep 100' 2>&1 | ca
 	[ "$status" -eq 125 ]
 	[ "$output" = "cell: exec: jail fifo: --user u: /etc/passwd: not a regular file" ]
 }
+
+@test "a jail cannot bind an address not its own: IP_FREEBIND and IPV6_FREEBIND are EPERM, bind EADDRNOTAVAIL" {
+	run jail_py '
+u4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+try_call("ip_freebind", u4.setsockopt, socket.SOL_IP, 15, 1)
+try_call("ipv6_freebind", u6.setsockopt, socket.IPPROTO_IPV6, 78, 1)
+try_call("ip_freebind6", u6.setsockopt, socket.SOL_IP, 15, 1)
+try_call("bind4", u4.bind, ("198.51.100.7", 0))
+try_call("bind6", u6.bind, ("2001:db8::7", 0))
+# Other options of the same levels still work.
+try_call("ip_tos", u4.setsockopt, socket.SOL_IP, socket.IP_TOS, 16)
+'
+	[ "$status" -eq 0 ]
+	[ "${lines[*]}" = "ip_freebind EPERM ipv6_freebind EPERM ip_freebind6 EPERM bind4 EADDRNOTAVAIL bind6 EADDRNOTAVAIL ip_tos ok" ]
+}
