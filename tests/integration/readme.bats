@@ -2,7 +2,8 @@
 # The README's commands work as written (issue 16): its ```sh blocks are
 # extracted and run, but the interactive ones and those that need what a
 # test has no business with (make, podman, a 100 s sleep), against a
-# private state root and with /srv moved under the test's directory.
+# private state root and with /srv moved under the test's directory, in
+# a network namespace of its own (the bridged jail's bridge and rules).
 load helpers
 
 README=$BATS_TEST_DIRNAME/../../README.md
@@ -55,7 +56,10 @@ readme_conf() {
 			printf 'echo %q >&2\n{ %s\n} </dev/null\n' "+ $line" "$line"
 		done < <(readme_commands)
 	} >"$WORK/readme.sh"
-	run bash "$WORK/readme.sh"
+	# In a network namespace of the test's own, up: the README's bridged
+	# jail makes a bridge, nftables rules and forwarding there, never on
+	# the host (they go with the namespace when the script ends).
+	run unshare --net bash -c 'ip link set lo up && exec bash "$1"' readme "$WORK/readme.sh"
 	echo "$output" >&2
 	[ "$status" -eq 0 ]
 	# What the comments promise.
@@ -64,6 +68,8 @@ readme_conf() {
 	[[ "$output" == *"test /nonexistent"* ]]
 	[[ "$output" == *"exit 1: not jailed"* ]]
 	grep -q '"status": "running"' <<<"$output"
+	# The bridged jail's published port answered through the namespace's loopback.
+	[[ "$output" == *"+ curl http://127.0.0.1:8080/"*$'\n'"<h1>hello from a jail</h1>"* ]]
 }
 
 teardown() {
