@@ -67,7 +67,11 @@ static void param_usage(FILE *out, const struct param *p)
 	snprintf(left, sizeof(left), "%c%c%c %s%s%s", p->short_flag ? '-' : ' ',
 		 p->short_flag ? p->short_flag : ' ', p->short_flag ? ',' : ' ', p->flag,
 		 p->arg != NULL ? " " : "", p->arg != NULL ? p->arg : "");
-	fprintf(out, "  %-23s ", left);
+	/* A flag too wide for its column has its text on the next line. */
+	if (strlen(left) > 23)
+		fprintf(out, "  %s\n%26s", left, "");
+	else
+		fprintf(out, "  %-23s ", left);
 	/* Continuation lines line up under the first. */
 	for (const char *nl; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
 		fprintf(out, "%.*s\n%26s", (int)(nl - h), h, "");

@@ -1053,7 +1053,7 @@ const struct param param_table[PARAM_COUNT] = {
 			"the user's group there, else the uid)",
 			PARAM_GROUP_PROCESS, .process = true,
 			OWN(PARAM_STRING, parse_user, format_user, clear_user)},
-	[PARAM_NET] = {PARAM_NET, "net", "vnet", "--net", 0, NULL, "MODE",
+	[PARAM_NET] = {PARAM_NET, "net", "vnet", "--net", 0, NULL, "none|host|bridge|ns:PATH",
 		       "none: own namespace, loopback only (default);\n"
 		       "host: the host's; bridge[:NAME]: a veth on bridge\n"
 		       "NAME (cell0); ns:PATH: join that namespace",
