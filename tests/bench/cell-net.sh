@@ -34,7 +34,11 @@ cleanup() {
 	"$CN" teardown --key keep --bridge cell0 || true
 	ip netns del "$J1" || true
 	ip netns del "$J2" || true
+	netns_mount_restore
 }
+# shellcheck source=../netns_mount.bash
+source "$(dirname "$0")/../netns_mount.bash"
+netns_mount_note
 trap cleanup EXIT
 
 # A second jail keeps bridge cell0 and its rules: the steady state of a

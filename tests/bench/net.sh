@@ -54,7 +54,11 @@ cleanup() {
 		"$CELL" --root "$state" rm -f >/dev/null 2>&1
 	ip netns del "$ns" 2>/dev/null
 	rm -rf --one-file-system "$tmp"
+	netns_mount_restore
 }
+# shellcheck source=../netns_mount.bash
+source "$(dirname "$0")/../netns_mount.bash"
+netns_mount_note
 trap cleanup EXIT
 
 ip netns add "$ns"

@@ -14,6 +14,11 @@ bats_require_minimum_version 1.5.0
 CELL=${CELL:-$BATS_TEST_DIRNAME/../../build/cell}
 CELL_NET=${CELL_NET:-${CELL%/*}/cell-net}
 
+# shellcheck source=../netns_mount.bash
+source "$BATS_TEST_DIRNAME/../netns_mount.bash"
+setup_file() { netns_mount_note; }
+teardown_file() { netns_mount_restore; }
+
 setup() {
 	local base="cell-test-$$-$BATS_TEST_NUMBER"
 	OUTER=$base-o

@@ -17,6 +17,11 @@ GW6=2001:db8::1/64
 # The bridge and gateways every bridged jail of a test is given.
 BR=(--net bridge:cellt0 --gateway "$GW4" --gateway "$GW6")
 
+# shellcheck source=../netns_mount.bash
+source "$BATS_TEST_DIRNAME/../netns_mount.bash"
+setup_file() { netns_mount_note; }
+teardown_file() { netns_mount_restore; }
+
 setup() {
 	command -v nsenter >/dev/null || skip "needs nsenter"
 	cell_setup
