@@ -57,6 +57,11 @@ load helpers
 
 @test "ps shows a jail's process named with control characters on one line" {
 	cell run -d --no-init --name odd -- bash -c 'exec -a "$(printf "x\ny")" sleep 100' >/dev/null
+	# run -d returns once bash runs: until it has exec'd its sleep.
+	for _ in $(seq 50); do
+		[[ "$(cell ps odd)" == *" 100" ]] && break
+		sleep 0.1
+	done
 	run cell ps odd
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
