@@ -336,25 +336,9 @@ needs_testpoints() {
 # crash_at STAGE ARG...: `cell ARG...` of the testpoints build paused at
 # STAGE, then killed -9 there.
 crash_at() {
-	local stage=$1 file=$WORK/paused pid i paused=
-	shift
-	rm -f "$file"
-	CELL_TEST_PAUSE=$stage CELL_TEST_PAUSE_FILE=$file \
-		"$WORK/cell-tp" --root "$STATE" "$@" </dev/null >"$WORK/hooked.out" 2>&1 3>&- &
-	pid=$!
-	HOOK_PIDS+=("$pid")
-	for ((i = 0; i < 100; i++)); do
-		read -r paused 2>/dev/null <"$file" && [ -n "$paused" ] && break
-		if pid_ended "$pid"; then
-			echo "cell $* ended without pausing at $stage:" >&2
-			cat "$WORK/hooked.out" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
-	[ "$paused" = "$pid" ]
-	kill -KILL "$pid"
-	wait "$pid" 2>/dev/null || true
+	PAUSE_CELL=$WORK/cell-tp pause_at "$@" || return 1
+	kill -KILL "$HOOK_PID"
+	wait "$HOOK_PID" 2>/dev/null || true
 }
 
 # After a crash, the next command (ls) and rm leave nothing.

@@ -148,33 +148,6 @@ start_jail() {
 	[ -n "$(jail_cgroups "$JAIL")" ]
 }
 
-# pause_at STAGE ARG...: `cell ARG...` of the testpoints build in the
-# background, once it has paused at STAGE; its pid in $HOOK_PID.
-pause_at() {
-	local stage=$1 file=$WORK/paused pid i paused=
-	shift
-	rm -f "$file"
-	CELL_TEST_PAUSE=$stage CELL_TEST_PAUSE_FILE=$file \
-		"$CELL_TESTPOINTS" --root "$STATE" "$@" </dev/null >"$WORK/hooked.out" 2>&1 3>&- &
-	pid=$!
-	HOOK_PIDS+=("$pid")
-	# The hook writes its pid and a newline, then pauses for ever.
-	for ((i = 0; i < 100; i++)); do
-		read -r paused 2>/dev/null <"$file" && [ -n "$paused" ] && break
-		if pid_ended "$pid"; then
-			echo "cell $* ended without pausing at $stage:" >&2
-			cat "$WORK/hooked.out" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
-	[ "$paused" = "$pid" ] || {
-		echo "cell $* did not pause at $stage (pause file: '$paused')" >&2
-		return 1
-	}
-	HOOK_PID=$pid
-}
-
 # kill_paused: kill -9 the cell pause_at left paused.
 kill_paused() {
 	PAUSED_MARKERS=$(marker_pids | wc -l)
