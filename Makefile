@@ -6,7 +6,7 @@ BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-net bench-oci bench-vm test-vm install clean format
+.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-rootless bench-net bench-oci bench-vm test-vm install clean format
 
 all: build
 
@@ -82,6 +82,14 @@ bench: build
 bench-jails: build
 	@./scripts/install-deps.sh bench
 	@./tests/bench/jails.sh $(CELL)
+
+# Rootless: cell run as a plain user (single mapping, subordinate ranges)
+# against cell as root, bwrap and rootless crun as the same user, and
+# callgrind counts of the start (tests/bench/rootless.sh).  Root (it makes
+# the throwaway users).
+bench-rootless: build
+	@./scripts/install-deps.sh bench
+	@./tests/bench/rootless.sh $(CELL)
 
 # The OCI runtime: cell-oci against crun and runc (run, create+start+delete,
 # peak RSS, callgrind, 200 detached containers, podman run --rm with each;

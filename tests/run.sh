@@ -7,6 +7,7 @@
 #   integration   bats tests of the real binary, as root (the reliability
 #                 tests use the build with pause points, build-testpoints)
 #   policy (--userns host)  policy.bats again with --userns host
+#   policy (rootless)       policy.bats again with cell run by a plain user
 #   security      bats tests that attack from inside a jail (tests/security)
 #   oci           the OCI runtime suite (tests/oci) against build/cell-oci
 #   engines       podman, containerd and dockerd on cell-oci (tests/engines);
@@ -115,6 +116,18 @@ else
 	echo "ok 1 policy --userns host # skip not root" | tee "$out"
 fi
 count_tap "$out" "policy (--userns host)"
+
+# And again with cell as a plain user (a throwaway user with subordinate
+# ranges, made and removed by the suite): the rules hold rootless, in the
+# user namespace's terms.
+out="$log/policy-rootless.tap"
+if [ "$(id -u)" = 0 ]; then
+	POLICY_ROOTLESS=1 CELL="$top/$build/cell" CELL_TESTPOINTS="$top/$testpoints/cell" \
+		bats --tap "$top/tests/integration/policy.bats" 2>&1 | tee "$out"
+else
+	echo "ok 1 policy rootless # skip not root" | tee "$out"
+fi
+count_tap "$out" "policy (rootless)"
 
 out="$log/security.tap"
 if [ "$(id -u)" = 0 ]; then

@@ -37,6 +37,39 @@ def try_sys(name, *args):
 # (tests/run.sh does): the rules hold without a user namespace of the
 # jail's own as well.
 #
+# POLICY_ROOTLESS=1 runs it with cell as a plain user (tests/run.sh does;
+# tests/rootless.bash makes the user, with subordinate ranges): $CELL
+# is a wrapper that runs the binary as that user, the test's state root
+# and work directory are the user's, and the host's processes a jail
+# aims at are the user's own.  A rule that cannot apply rootless is
+# skipped with the reason; every other one is asserted as it is.
+if [ -n "${POLICY_ROOTLESS:-}" ]; then
+	source "$BATS_TEST_DIRNAME/../rootless.bash"
+	setup_file() {
+		command -v newuidmap >/dev/null || skip "newuidmap (uidmap) is missing"
+		rootless_setup || return 1
+		rootless_wrapper user "$RL_BIN/cell-as-user" || return 1
+		rootless_wrapper user "$RL_BIN/as-user" "" || return 1
+		export CELL=$RL_BIN/cell-as-user CELL_TESTPOINTS=
+	}
+	teardown_file() { rootless_teardown; }
+	setup() {
+		cell_setup
+		chown "$RL_UID:$RL_GID" "$STATE" "$WORK"
+	}
+	teardown() {
+		local ret=0
+		cell_teardown || ret=1
+		rootless_reset user || ret=1
+		return $ret
+	}
+fi
+
+# skip_rootless REASON: this rule cannot apply to a rootless jail.
+skip_rootless() {
+	[ -z "${POLICY_ROOTLESS:-}" ] || skip "rootless: $1"
+}
+#
 # jail_sh [OPTION...] SCRIPT: `cell run OPTION... -- sh -c SCRIPT`, guarded.
 jail_sh() {
 	cell run ${POLICY_USERNS:+--userns "$POLICY_USERNS"} -e HOST_UTS="$HOST_UTS" \
@@ -76,7 +109,9 @@ while not os.path.exists("/srv/done"):
 
 # host_sleep: a process on the host for a jail to aim at; its pid in $SLEEP.
 host_sleep() {
-	sleep 30 &
+	# Rootless, the user's own: what the jail must not reach is what its
+	# user could reach on the host.
+	${POLICY_ROOTLESS:+"$RL_BIN/as-user"} sleep 30 &
 	SLEEP=$!
 	BG_PIDS+=("$SLEEP")
 }
