@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "jail.h"
 #include "param.h"
 #include "spec.h"
 
@@ -147,6 +148,9 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 	    spec_env_set(&s, getenv("TERM") != NULL ? "TERM" : "TERM=xterm", &e) < 0)
 		goto fail;
 	if (spec_validate(&s, &e) < 0)
+		goto fail;
+	/* Rootless: into the jail's user namespace first (jail.h). */
+	if (jail_join_userns(g->root, s.name, &e) < 0)
 		goto fail;
 	if (jail_exec(g->root, &s, 0, &status, &e) < 0)
 		goto fail;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jail.h"
 #include "param.h"
 #include "set.h"
 
@@ -125,7 +126,9 @@ int cmd_set(const struct cli_global *g, int argc, char **argv)
 	cell_err_clear(&e);
 	jail_change_init(&change);
 	change.force = force;
+	/* Rootless: into the jail's user namespace first (jail.h). */
 	if (parse_words(argv + optind + 1, argc - optind - 1, &change, words, &e) < 0 ||
+	    jail_join_userns(g->root, argv[optind], &e) < 0 ||
 	    jail_set(g->root, argv[optind], &change, &e) < 0) {
 		const struct param *p = param_get(e.about.param);
 		const struct param *ref = param_get(e.about.ref);

@@ -25,6 +25,7 @@
 #include "testpoint.h"
 #include "proc.h"
 #include "record.h"
+#include "rootless.h"
 
 #define STOP_KILL_WAIT_MS 10000 /* after SIGKILL: the kernel is quick */
 
@@ -612,5 +613,35 @@ int jail_watch_remove(const char *state_root, const char *name, pid_t pid, int p
 	}
 	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
 		;
+	return 0;
+}
+
+int jail_join_userns(const char *state_root, const char *name, struct cell_err *e)
+{
+	cleanup_close int rootfd = -1, pidfd = -1;
+	json_t *st;
+	pid_t pid = 0;
+
+	if (!rootless())
+		return 0;
+	if (store_open_root_existing(state_root, &rootfd, e) < 0)
+		return -1;
+	st = rootfd >= 0 ? store_jail_peek(rootfd, name) : NULL;
+	if (st == NULL)
+		return 0; /* no such jail: the command says so */
+	record_upgrade(st);
+	pidfd = jail_record_pidfd(st);
+	if (pidfd >= 0)
+		jail_record_running(st, &pid);
+	json_decref(st);
+	if (pidfd < 0 || pid <= 0)
+		return 0; /* not running: the command says so */
+	if (rootless_join(pid, e) < 0)
+		return cell_err_prefix(e, "jail %s", name);
+	/* The pidfd pins the process the record named: still alive, the
+	 * namespace joined was its (a pid reused since would be another's,
+	 * and the command then finds the jail's namespaces are not ours). */
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+		return cell_err_set(e, errno, "jail %s: join its user namespace", name);
 	return 0;
 }

@@ -76,6 +76,15 @@ json_t *jail_list(int rootfd, bool all, struct cell_err *e);
 bool jail_record_running(const json_t *state, pid_t *pid);
 int jail_record_pidfd(const json_t *state);
 
+/* Rootless (rootless.h), before a command acts inside running jail NAME
+ * of STATE_ROOT (exec, set): joins the jail's user namespace, where the
+ * user is root and may join its other namespaces and act on processes
+ * of subordinate ids.  The first thing such a command does: a user
+ * namespace is joined by a single-threaded process only, and once.
+ * Nothing to do as root, or for a jail that is not running (the command
+ * says so itself). */
+int jail_join_userns(const char *state_root, const char *name, struct cell_err *e);
+
 /* For `cell run -d --rm`: a small process of cell's, outside the jail,
  * that waits for the jail to end and then removes it; the caller goes on
  * at once.  PID and PIDFD are the jail's pid 1. */

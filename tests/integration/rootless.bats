@@ -60,7 +60,7 @@ ufield() {
 		'[.[] | select(.name == $n)] | if length == 0 then "absent" else .[0][$k] // "" end'
 }
 
-# wait_host_pid PID COMMAND: until a process of the jail of pid 1 PID
+# wait_child PID COMMAND: until a process below the jail's pid 1 PID
 # runs COMMAND (5 s at most); its host pid in $CPID.
 wait_child() {
 	local i
@@ -302,11 +302,15 @@ wait_child() {
 	[ "${lines[1]}" = lo ]
 }
 
-@test "a rootless jail's root cannot reach the host's root-owned files" {
-	run rcell run -- sh -c 'cat /etc/shadow; echo x >/etc/cell-rl-probe'
+@test "a rootless jail's root is the user: a host file the user cannot read stays closed" {
+	# /etc/shadow (root's, 0640): bound in, still unreadable; the host's
+	# root-owned files are nobody's inside (root is not mapped).
+	run rcell run --bind /etc/shadow:/mnt/shadow:ro -- sh -c \
+		'stat -c %u /etc/passwd; cat /mnt/shadow >/dev/null && echo read'
+	[ "${lines[0]}" = 65534 ]
+	[[ "$output" != *read* ]]
+	[ "$status" -ne 0 ]
+	run rcell run -- sh -c 'echo x >/etc/cell-rl-probe'
 	[ "$status" -ne 0 ]
 	[ ! -e /etc/cell-rl-probe ]
-	# The host's root files are nobody's inside (unmapped): 65534.
-	run -0 rcell run -- stat -c %u /etc/passwd
-	[ "$output" = 65534 ]
 }
