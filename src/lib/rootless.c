@@ -279,109 +279,97 @@ static int map_argv(const char *prog, pid_t pid, const struct jail_idmap *m, siz
 	return 0;
 }
 
-/* In the forked mapper: runs one setuid helper, its stderr to ERRFD. */
-static int run_helper(char **argv, int errfd)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		static char *const envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-
-		dup2(errfd, STDERR_FILENO);
-		dup2(errfd, STDOUT_FILENO);
-		execve(argv[0], argv, envp);
-		dprintf(errfd, "%s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
 struct mapper_args {
 	const char *uidprog, *gidprog;
 	const struct jail_idmap *uid, *gid;
 	size_t nuid, ngid;
 };
 
+/* A mapper: forked before the unshare, it waits for cell's byte on GO,
+ * then becomes ARGV (newuidmap or newgidmap), its complaints to ERRFD. */
+static pid_t fork_mapper(char **argv, int go, int errfd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		static char *const envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+		char c;
+
+		/* Released when cell has unshared (a byte) or failed (EOF). */
+		if (read(go, &c, 1) != 1)
+			_exit(1);
+		if (dup2(errfd, STDERR_FILENO) < 0 || dup2(errfd, STDOUT_FILENO) < 0)
+			_exit(1);
+		execve(argv[0], argv, envp);
+		dprintf(errfd, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static bool reaped_ok(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /*
- * The maps of more ids than one's own, written by newuidmap/newgidmap:
- * a child forked before the unshare (a setuid program does not gain its
- * privilege inside a user namespace that maps no root) waits until cell
- * has unshared, then runs them on cell's pid.  Their complaint, if any,
+ * The maps of more ids than one's own, written by newuidmap and
+ * newgidmap side by side: each forked before the unshare (a setuid
+ * program gains nothing in a user namespace that maps no root), let go
+ * once cell has unshared, run on cell's pid.  Their complaint, if any,
  * becomes the error.
  */
 static int map_with_helpers(const struct mapper_args *a, struct cell_err *e)
 {
 	int go[2] = {-1, -1}, errp[2] = {-1, -1};
-	pid_t self = getpid(), child;
-	char store[MAP_ARGS][16], *uargv[MAP_ARGS];
+	pid_t self = getpid(), kids[2] = {-1, -1};
+	char ustore[MAP_ARGS][16], gstore[MAP_ARGS][16], *uargv[MAP_ARGS], *gargv[MAP_ARGS];
 	char msg[256];
 	ssize_t n;
-	int status, ret = -1;
-	bool sent;
+	int ret = -1;
+	bool ok = true;
 
-	if (map_argv(a->uidprog, self, a->uid, a->nuid, store, uargv) < 0)
-		return cell_err_set(e, E2BIG, "rootless: too many uid mappings");
+	if (map_argv(a->uidprog, self, a->uid, a->nuid, ustore, uargv) < 0 ||
+	    map_argv(a->gidprog, self, a->gid, a->ngid, gstore, gargv) < 0)
+		return cell_err_set(e, E2BIG, "rootless: too many id mappings");
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		cell_err_set(e, errno, "rootless: pipe");
 		goto out;
 	}
-	child = fork();
-	if (child < 0) {
-		cell_err_set(e, errno, "rootless: fork");
-		goto out;
-	}
-	if (child == 0) {
-		char gstore[MAP_ARGS][16], *gargv[MAP_ARGS];
-		char c;
-
-		close(go[1]);
-		close(errp[0]);
-		/* Released when cell has unshared (a byte) or failed (EOF). */
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		if (map_argv(a->gidprog, self, a->gid, a->ngid, gstore, gargv) < 0) {
-			dprintf(errp[1], "too many gid mappings\n");
-			_exit(1);
-		}
-		if (run_helper(uargv, errp[1]) < 0 || run_helper(gargv, errp[1]) < 0)
-			_exit(1);
-		_exit(0);
-	}
+	kids[0] = fork_mapper(uargv, go[0], errp[1]);
+	if (kids[0] > 0)
+		kids[1] = fork_mapper(gargv, go[0], errp[1]);
 	close(go[0]);
 	close(errp[1]);
 	go[0] = errp[1] = -1;
-	if (unshare(CLONE_NEWUSER) < 0) {
+	if (kids[0] < 0 || kids[1] < 0) {
+		cell_err_set(e, errno, "rootless: fork");
+	} else if (unshare(CLONE_NEWUSER) < 0) {
 		cell_err_set(e, errno, "rootless: make a user namespace");
-		close(go[1]);
-		go[1] = -1;
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
-		goto out;
-	}
-	sent = write(go[1], "g", 1) == 1;
-	if (!sent)
+	} else if (write(go[1], "gg", 2) != 2) {
 		cell_err_set(e, errno, "rootless: start newuidmap");
+	} else {
+		ret = 0;
+	}
+	/* EOF lets a mapper not yet released go without acting. */
 	close(go[1]);
 	go[1] = -1;
 	n = read(errp[0], msg, sizeof(msg) - 1);
 	msg[n > 0 ? n : 0] = '\0';
 	msg[strcspn(msg, "\n")] = '\0';
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR) {
-			cell_err_set(e, errno, "rootless: wait for newuidmap");
-			goto out;
-		}
-	if (sent && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		ret = 0;
-	else if (msg[0] != '\0' || e->msg[0] == '\0')
+	for (int i = 0; i < 2; i++)
+		if (kids[i] > 0 && !reaped_ok(kids[i]))
+			ok = false;
+	if (ret == 0 && !ok) {
+		ret = -1;
 		cell_err_set(e, 0, "rootless: map the user namespace: %s",
 			     msg[0] != '\0' ? msg : "newuidmap/newgidmap failed");
+	}
 out:
 	for (int i = 0; i < 2; i++) {
 		if (go[i] >= 0)
