@@ -85,25 +85,8 @@ static json_t *map_of(pid_t pid, const char *map)
 	return json_string(out);
 }
 
-/* "single" when MAP (map_of()'s text) maps one id alone: a rootless
- * jail's user without subordinate ranges (only its own uid is mapped:
- * no other id exists inside); else "range". */
-static const char *mapping_kind(const json_t *map)
-{
-	const char *text = json_string_value(map);
-	unsigned long long in, host, count;
-	int used = 0;
-
-	if (text != NULL && strchr(text, ',') == NULL &&
-	    sscanf(text, "%llu %llu %llu%n", &in, &host, &count, &used) == 3 &&
-	    text[used] == '\0' && count == 1)
-		return "single";
-	return "range";
-}
-
 /* What the jail's user namespace maps, read from its pid 1 (what holds,
- * not what was asked), and whether that is one id or a range; null when
- * it has the host's. */
+ * not what was asked); null when it has the host's. */
 static json_t *idmap_of(pid_t pid)
 {
 	unsigned long long own, jail;
@@ -118,8 +101,7 @@ static json_t *idmap_of(pid_t pid)
 		json_decref(g);
 		return json_null();
 	}
-	return json_pack("{s:o, s:o, s:s}", "uid_map", u, "gid_map", g, "mapping",
-			 mapping_kind(u));
+	return json_pack("{s:o, s:o}", "uid_map", u, "gid_map", g);
 }
 
 /* The value of "KEY:\t..." in /proc/PID/status, or -1. */

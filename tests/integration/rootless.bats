@@ -96,8 +96,15 @@ wait_child() {
 	[ "${#lines[@]}" -eq 1 ]
 	run -0 rcell -u plain run -d --name single -- sleep 1000
 	run -0 rcell -u plain inspect --json single
-	[ "$(jq -r .idmap.mapping <<<"$output")" = single ]
+	[ "$(jq -r .rootless <<<"$output")" = single ]
 	[ "$(jq -r .idmap.uid_map <<<"$output")" = "0 $RL_PLAIN_UID 1" ]
+	# exec and set too (setgroups is refused in such a namespace).
+	run -0 rcell -u plain exec single id -u
+	[ "$output" = 0 ]
+	run -0 rcell -u plain set single nice=3 nofile=50
+	run -0 rcell -u plain exec single sh -c 'ulimit -n; cut -d" " -f19 /proc/1/stat'
+	[ "$output" = "50
+3" ]
 	run -0 rcell -u plain rm -f single
 }
 
@@ -105,7 +112,7 @@ wait_child() {
 	ujail ranged
 	run -0 rcell inspect --json ranged
 	[ "$(jq -r .state <<<"$output")" = running ]
-	[ "$(jq -r .idmap.mapping <<<"$output")" = range ]
+	[ "$(jq -r .rootless <<<"$output")" = subids ]
 	[ "$(jq -r .idmap.uid_map <<<"$output")" = "0 $RL_UID 1,1 $RL_SUB 65535" ]
 	[ "$(jq -r .namespaces.user <<<"$output")" != null ]
 	[ "$(jq -r .process.seccomp <<<"$output")" = filter ]
@@ -155,7 +162,7 @@ wait_child() {
 	[ "$(jq -r '.[0].command[0]' <<<"$output")" = sleep ]
 	run -0 rcell inspect --json sub
 	[ "$(jq -r .process.seccomp <<<"$output")" = filter ]
-	[ "$(jq -r .idmap.mapping <<<"$output")" = range ]
+	[ "$(jq -r .rootless <<<"$output")" = subids ]
 	run -0 rcell set sub nice=5
 	[ "$(awk '{ print $19 }' "/proc/$JPID/stat")" = 5 ]
 	run -0 rcell stats --no-stream --json sub
@@ -236,7 +243,7 @@ wait_child() {
 	run -0 rcell -x '' ls -q
 	[ "$output" = tmproot ]
 	run -0 rcell -x '' rm -f tmproot
-	[ ! -e "$(ustate)" ]
+	[ ! -e "$(ustate)/tmproot" ]
 }
 
 @test "a /tmp/cell-UID made by another user is refused, exit 125, nothing made" {
@@ -305,8 +312,8 @@ wait_child() {
 @test "a rootless jail's root is the user: a host file the user cannot read stays closed" {
 	# /etc/shadow (root's, 0640): bound in, still unreadable; the host's
 	# root-owned files are nobody's inside (root is not mapped).
-	run rcell run --bind /etc/shadow:/mnt/shadow:ro -- sh -c \
-		'stat -c %u /etc/passwd; cat /mnt/shadow >/dev/null && echo read'
+	run rcell run --bind /etc/shadow:/etc/shadow:ro -- sh -c \
+		'stat -c %u /etc/passwd; cat /etc/shadow >/dev/null && echo read'
 	[ "${lines[0]}" = 65534 ]
 	[[ "$output" != *read* ]]
 	[ "$status" -ne 0 ]
