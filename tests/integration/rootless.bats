@@ -128,6 +128,7 @@ wait_child() {
 	[ "$output" = life ]
 	wait_ended "$JPID"
 	[ "$(ufield life state)" = stopped ]
+	run -137 rcell wait life
 	run -0 rcell start life
 	[ "$output" = life ]
 	[ "$(ufield life state)" = running ]
