@@ -150,6 +150,7 @@ _rl_kill_ids() {
 	for ((i = 0; i < 30; i++)); do
 		pids=$(_rl_leftovers "$uid" "$sub")
 		[ -z "$pids" ] && break
+		# shellcheck disable=SC2086 # a list of pids
 		kill -KILL $pids 2>/dev/null
 		sleep 0.1
 	done
