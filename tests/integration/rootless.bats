@@ -322,3 +322,20 @@ wait_child() {
 	[ "$status" -ne 0 ]
 	[ ! -e /etc/cell-rl-probe ]
 }
+
+@test "a user's jail file comes up and goes down" {
+	printf 'web {\n\texec.start = "sleep 1000";\n}\ndb {\n\texec.start = "sleep 1000";\n\tnofile = 64;\n}\n' \
+		>"$UWORK/cell.conf"
+	chown "$RL_UID:$RL_GID" "$UWORK/cell.conf"
+	run -0 rcell up -f "$UWORK/cell.conf"
+	[ "$output" = "web
+db" ]
+	run -0 rcell ls -q
+	[ "$output" = "db
+web" ]
+	run -0 rcell exec db sh -c 'ulimit -n'
+	[ "$output" = 64 ]
+	run -0 rcell down -f "$UWORK/cell.conf"
+	run -0 rcell ls -aq
+	[ -z "$output" ]
+}
