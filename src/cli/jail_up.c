@@ -18,6 +18,7 @@
 #include "jail.h"
 #include "jailconf.h"
 #include "launch.h"
+#include "lifecycle.h"
 #include "spec.h"
 #include "store.h"
 
@@ -289,7 +290,7 @@ int cmd_up(const struct cli_global *g, int argc, char **argv)
 		if (!sel[i])
 			continue;
 		room = make_room(root, s->name, abs, &e);
-		if (room == 0 && jail_run(s, &o, &status, &e) < 0)
+		if (room == 0 && jail_run_apart(s, &o, &status, &e) < 0)
 			room = -1;
 		if (room < 0) {
 			spell_start_error(&conf, &conf.jails[i], &e);

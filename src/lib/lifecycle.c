@@ -8,8 +8,10 @@
 #include "lifecycle.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -17,6 +19,7 @@
 #include "launch.h"
 #include "policy.h"
 #include "record.h"
+#include "rootless.h"
 #include "spec.h"
 #include "store.h"
 
@@ -55,6 +58,64 @@ static json_t *kept_of(const json_t *rec)
 	return kept;
 }
 
+/* The launch in a child: its error through a pipe, as a whole struct
+ * (the child's memory is a copy of ours: the same layout). */
+static int run_in_child(const struct jail_spec *spec, const struct launch_opts *o,
+			struct cell_err *e)
+{
+	int p[2], status, child_status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return cell_err_set(e, errno, "jail %s: pipe", spec->name);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return cell_err_set(e, errno, "jail %s: fork", spec->name);
+	}
+	if (pid == 0) {
+		struct cell_err ce;
+
+		close(p[0]);
+		cell_err_clear(&ce);
+		if (jail_run(spec, o, &child_status, &ce) == 0)
+			_exit(0);
+		if (write(p[1], &ce, sizeof(ce)) != (ssize_t)sizeof(ce))
+			_exit(CELL_EXIT_ERROR);
+		_exit(1);
+	}
+	close(p[1]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	do
+		n = read(p[0], e, sizeof(*e));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (n == (ssize_t)sizeof(*e))
+		return -1;
+	return cell_err_set(e, 0, "jail %s: its launcher ended (%s %d)", spec->name,
+			    WIFSIGNALED(status) ? "signal" : "status",
+			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+int jail_run_apart(const struct jail_spec *spec, const struct launch_opts *o, int *status,
+		   struct cell_err *e)
+{
+	/* Root, or already root of a namespace it was given (under
+	 * rootless podman): no namespace of the launch's own to keep apart. */
+	if (!o->detach || !rootless() || rootless_mapping() == ROOTLESS_INHERITED)
+		return jail_run(spec, o, status, e);
+	*status = -1;
+	if (run_in_child(spec, o, e) < 0)
+		return -1;
+	*status = 0;
+	return 0;
+}
+
 /* J is open, locked and stopped: its launch takes its directory over. */
 static int start_locked(const char *state_root, struct jail *j, struct cell_err *e)
 {
@@ -80,7 +141,7 @@ static int start_locked(const char *state_root, struct jail *j, struct cell_err 
 			.record_extra = kept,
 		};
 
-		ret = jail_run(&s, &o, &status, e);
+		ret = jail_run_apart(&s, &o, &status, e);
 		/* The launch names the jail in its own errors but not in
 		 * those about a parameter (its root gone since the last
 		 * start...): the front door spells the parameter. */

@@ -132,10 +132,22 @@ wait_child() {
 	run -0 rcell start life
 	[ "$output" = life ]
 	[ "$(ufield life state)" = running ]
+	# Two started by one command: a user namespace each.
+	ujail other
+	run -0 rcell stop -t 0 life other
+	run -0 rcell start life other
+	[ "$output" = "life
+other" ]
+	a=$(ufield life pid) b=$(ufield other pid)
+	[ "$(readlink "/proc/$a/ns/user")" != "$(readlink "/proc/$b/ns/user")" ]
+	[ "$(readlink "/proc/$a/ns/user")" != "$(readlink /proc/self/ns/user)" ]
+	run -0 rcell exec other id -u
+	[ "$output" = 0 ]
 	run -0 rcell restart -t 0 life
 	[ "$(ufield life state)" = running ]
-	run -0 rcell rm -f life
-	[ "$output" = life ]
+	run -0 rcell rm -f life other
+	[ "$output" = "life
+other" ]
 	[ "$(ufield life state)" = absent ]
 	[ -z "$(ls -A "$(ustate)" | grep -vx net.lock)" ]
 }
@@ -335,6 +347,10 @@ db" ]
 web" ]
 	run -0 rcell exec db sh -c 'ulimit -n'
 	[ "$output" = 64 ]
+	# Each in a user namespace of its own, though one command made both.
+	web=$(rcell ls --json | jq -r '.[] | select(.name == "web") | .pid')
+	db=$(rcell ls --json | jq -r '.[] | select(.name == "db") | .pid')
+	[ "$(readlink "/proc/$web/ns/user")" != "$(readlink "/proc/$db/ns/user")" ]
 	run -0 rcell down -f "$UWORK/cell.conf"
 	run -0 rcell ls -aq
 	[ -z "$output" ]
