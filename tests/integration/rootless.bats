@@ -355,3 +355,17 @@ web" ]
 	run -0 rcell ls -aq
 	[ -z "$output" ]
 }
+
+@test "exec.stop runs in a single-mapping user's jail, and down ends it at once" {
+	printf 'web {\n\texec.start = "sleep 1000";\n\texec.stop = "touch /srv/stopped; kill 1";\n\tbind = "%s:/srv";\n}\n' \
+		"$RL_PLAIN_HOME/up" >"$RL_PLAIN_HOME/cell.conf"
+	mkdir -m 0700 "$RL_PLAIN_HOME/up"
+	chown "$RL_PLAIN_UID:$RL_PLAIN_GID" "$RL_PLAIN_HOME/cell.conf" "$RL_PLAIN_HOME/up"
+	run -0 rcell -u plain up -f "$RL_PLAIN_HOME/cell.conf"
+	SECONDS=0
+	run -0 rcell -u plain down -f "$RL_PLAIN_HOME/cell.conf"
+	[ "$output" = web ]
+	[ "$SECONDS" -lt 5 ]
+	[ -e "$RL_PLAIN_HOME/up/stopped" ]
+	rm -rf "$RL_PLAIN_HOME/up" "$RL_PLAIN_HOME/cell.conf"
+}
