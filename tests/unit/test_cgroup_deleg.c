@@ -11,14 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cgroup.h"
 #include "cgroup_backend.h"
+#include "ns.h"
 #include "param.h"
+#include "proc.h"
 #include "spec.h"
 
 #define USER 4242 /* the fake tree's user */
@@ -380,6 +389,129 @@ static void a_delegated_record_round_trips_and_must_be_above_its_path(void **sta
 	cgroup_release(&cg);
 }
 
+/* Writes TEXT to PATH; 0 or -1. */
+static int put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? write(fd, text, strlen(text)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* The user's side of the real-cgroup2 test, as rootless cell runs: its
+ * own user namespace mapping 0 to USER, in DELEG/shell.  Returns the
+ * step that failed (its exit status), 0 when all held. */
+static int as_user(const char *deleg)
+{
+	char map[32], text[512], want[512];
+	struct cgroup_deleg d;
+	struct cgroup cg;
+	struct cell_err e;
+	struct cgroup_where w = {.leaf = "cell-t", .want = 1U << CGROUP_FREEZER};
+	int pidfd = -1, status, ret;
+	char *in;
+	pid_t pid;
+
+	snprintf(map, sizeof(map), "0 %d 1", USER);
+	/* dumpable again after the uid change: else /proc/self's maps stay
+	 * root's */
+	if (setgroups(0, NULL) < 0 || setresgid(USER, USER, USER) < 0 ||
+	    setresuid(USER, USER, USER) < 0 || prctl(PR_SET_DUMPABLE, 1) < 0 ||
+	    unshare(CLONE_NEWUSER) < 0 || put("/proc/self/setgroups", "deny") < 0 ||
+	    put("/proc/self/uid_map", map) < 0 || put("/proc/self/gid_map", map) < 0)
+		return 2;
+	if (cgroup_deleg_host(&d, NULL, &e) < 0 || d.dir == NULL || strcmp(d.dir, deleg) != 0)
+		return 3;
+	if (proc_read_text("/proc/self/cgroup", text, sizeof(text)) < 0)
+		return 4;
+	cgroup_init(&cg);
+	cg.layout = CGROUP_V2;
+	w.own_text = text;
+	w.deleg = d.dir;
+	w.mnt = d.mnt;
+	if (cgroup_v2_ops.plan(&cg, &w, NULL, &e) < 0 || cg.path_made != 2 ||
+	    cgroup_v2_ops.make(&cg, w.want, 0, &e) < 0)
+		return 5;
+	/* cloned straight in: the move from DELEG/shell needs DELEG's
+	 * cgroup.procs, the user's */
+	pid = ns_clone(0, cg.fd, &pidfd);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	if (pid < 0)
+		return 6;
+	/* on a hybrid host /proc/PID/cgroup has the v1 lines too */
+	snprintf(want, sizeof(want), "%s/cell/cell-t", deleg + strlen(d.mnt));
+	snprintf(map, sizeof(map), "/proc/%d/cgroup", (int)pid);
+	in = proc_read_text(map, text, sizeof(text)) < 0 ? NULL : cgroup_parse_own(text, NULL);
+	ret = in != NULL && strcmp(in, want) == 0 ? 0 : 7;
+	free(in);
+	/* killed through the cgroup, whatever happened */
+	if (cgroup_kill(&cg, &e) < 0)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
+		return 8;
+	if (ret != 0)
+		return ret;
+	/* both directories cell made go, "cell" with the last jail */
+	if (cgroup_destroy(&cg, &e) < 0)
+		return 9;
+	snprintf(want, sizeof(want), "%s/cell", deleg);
+	if (access(want, F_OK) == 0)
+		return 10;
+	cgroup_deleg_free(&d);
+	return 0;
+}
+
+static void a_plain_user_makes_and_removes_a_jails_cgroup_in_a_real_delegated_one(void **state)
+{
+	const char *mnt = NULL;
+	char deleg[128], shell[160], f[200], pidtext[16];
+	const char *files[] = {"", "/cgroup.procs", "/cgroup.subtree_control", "/cgroup.threads"};
+	struct statfs st;
+	int status;
+	pid_t pid;
+
+	NEED_ROOT();
+	if (statfs("/sys/fs/cgroup", &st) == 0 && st.f_type == 0x63677270)
+		mnt = "/sys/fs/cgroup";
+	else if (statfs("/sys/fs/cgroup/unified", &st) == 0 && st.f_type == 0x63677270)
+		mnt = "/sys/fs/cgroup/unified";
+	if (mnt == NULL)
+		skip();
+	snprintf(deleg, sizeof(deleg), "%s/cell-test-deleg-%d", mnt, (int)getpid());
+	snprintf(shell, sizeof(shell), "%s/shell", deleg);
+	if (mkdir(deleg, 0755) < 0)
+		skip(); /* not ours to write (a container's read-only cgroup2) */
+	assert_int_equal(mkdir(shell, 0755), 0);
+	/* root delegates DELEG as systemd does: it and three files */
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(f, sizeof(f), "%s%s", deleg, files[i]);
+		assert_int_equal(chown(f, USER, USER), 0);
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* root puts the user's process in DELEG/shell (the user may
+		 * not move it there from a cgroup of root's) */
+		snprintf(pidtext, sizeof(pidtext), "%d", (int)getpid());
+		if (cgroup_write(shell, "cgroup.procs", pidtext) < 0)
+			_exit(1);
+		_exit(as_user(deleg));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	rmdir(shell);
+	snprintf(f, sizeof(f), "%s/cell/cell-t", deleg);
+	rmdir(f);
+	snprintf(f, sizeof(f), "%s/cell", deleg);
+	rmdir(f);
+	assert_int_equal(rmdir(deleg), 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +526,8 @@ int main(void)
 		cmocka_unit_test(a_controller_the_subtree_lacks_is_refused_naming_it),
 		cmocka_unit_test(the_jails_cgroup_goes_in_a_cell_directory_of_the_subtree),
 		cmocka_unit_test(a_delegated_record_round_trips_and_must_be_above_its_path),
+		cmocka_unit_test(
+			a_plain_user_makes_and_removes_a_jails_cgroup_in_a_real_delegated_one),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
