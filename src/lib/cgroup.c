@@ -52,6 +52,7 @@
 #include "cleanup.h"
 #include "param.h"
 #include "proc.h"
+#include "rootless.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -933,7 +934,7 @@ int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_
 	cgroup_init(cg);
 	if (!cgroup_wanted(s))
 		return 0;
-	rl = rootless();
+	rl = s->mech.rootless || rootless();
 	cgroup_spec_ctrls(s, rl, &w.want, &w.need);
 	if (w.want == 0)
 		return 0; /* rootless device rules alone */
@@ -1125,6 +1126,28 @@ static int grow_deleg(const struct cgroup *cg, const struct jail_limits *new, co
 	if (lack == 0)
 		return 0;
 	return cgroup_deleg_refuse(d, cgroup_need_param(new, NULL, lack), lack, e);
+}
+
+int cgroup_grow_check(const struct cgroup *cg, const struct jail_limits *old,
+		      const struct jail_limits *new, const char *cgparent, pid_t pid1,
+		      struct cell_err *e)
+{
+	unsigned int changed = changed_ctrls(old, new), want = 0;
+	cleanup_free char *own = NULL;
+	struct cgroup_deleg d;
+	int ret;
+
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if ((changed & 1U << c) && !has_dir(cg, c))
+			want |= 1U << c;
+	if (want == 0 || !rootless())
+		return 0;
+	own = own_cgroups(pid1, e);
+	if (own == NULL)
+		return -1;
+	ret = grow_deleg(cg, new, cgparent, own, want, &d, e);
+	cgroup_deleg_free(&d);
+	return ret;
 }
 
 int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,

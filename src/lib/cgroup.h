@@ -170,6 +170,12 @@ int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
 int cgroup_grow_adopt(const struct cgroup *cg, const struct cgroup_growth *g, const pid_t *pids,
 		      size_t n, struct cell_err *e);
 void cgroup_grow_undo(struct cgroup *cg, struct cgroup_growth *g);
+/* Before any of it, and before cell joins a rootless jail: a limit of
+ * NEW whose controller the jail has no cgroup of needs a delegated
+ * cgroup v2 subtree when rootless (cgroup_deleg_check()'s refusal). */
+int cgroup_grow_check(const struct cgroup *cg, const struct jail_limits *old,
+		      const struct jail_limits *new, const char *cgparent, pid_t pid1,
+		      struct cell_err *e);
 /* OLD with the limits of the controllers G grew taken from NEW: what the
  * jail's cgroups hold once cgroup_grow_make() has written them. */
 struct jail_limits cgroup_grown_limits(const struct cgroup_growth *g, const struct jail_limits *old,
@@ -311,11 +317,11 @@ int cgroup_deleg_check(const struct cgroup_deleg *d, const struct jail_spec *s, 
 int cgroup_check_rootless(const struct jail_spec *s, struct cell_err *e);
 
 /* What `cell inspect` says of a jail's cgroup, from its record's REC
- * (NULL or null: none): the record's object as it is, or, for a jail
- * without cgroups of a rootless cell, "none (rootless, no delegated
- * cgroup v2 subtree)" or "none"; NULL (null) for a rootful jail
- * without. */
-json_t *cgroup_inspect(const json_t *rec);
+ * (NULL or null: none): the record's object as it is, or, for a
+ * ROOTLESS_JAIL without cgroups, "none (rootless, no delegated cgroup
+ * v2 subtree)" when there is still none, else "none"; NULL (null) for
+ * a rootful jail without. */
+json_t *cgroup_inspect(const json_t *rec, bool rootless_jail);
 
 /* Parsers, exposed for the unit tests. */
 

@@ -127,8 +127,6 @@ int cgroup_deleg_refuse(const struct cgroup_deleg *d, int param, unsigned int ne
  * of /proc/PID/cgroup; NULL: /proc/self/cgroup's). */
 int cgroup_deleg_host_of(struct cgroup_deleg *d, const char *own_text, const char *cgparent,
 			 struct cell_err *e);
-/* The stand-in of the rootless core's rootless() (rootless.h). */
-bool rootless(void);
 
 /* True when LIST (LEN bytes of words separated by SEP) holds WORD. */
 bool cgroup_words_have(const char *list, size_t len, char sep, const char *word);

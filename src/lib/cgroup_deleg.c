@@ -41,6 +41,7 @@
 #include "cleanup.h"
 #include "param.h"
 #include "proc.h"
+#include "rootless.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -287,7 +288,7 @@ int cgroup_check_rootless(const struct jail_spec *s, struct cell_err *e)
 	struct cgroup_deleg d;
 	int ret;
 
-	if (!cgroup_wanted(s) || !rootless())
+	if (!cgroup_wanted(s) || !(s->mech.rootless || rootless()))
 		return 0;
 	ret = cgroup_deleg_host(&d, s->cgroup_parent, e) < 0 || cgroup_deleg_check(&d, s, e) < 0
 		      ? -1
@@ -296,7 +297,7 @@ int cgroup_check_rootless(const struct jail_spec *s, struct cell_err *e)
 	return ret;
 }
 
-json_t *cgroup_inspect(const json_t *rec)
+json_t *cgroup_inspect(const json_t *rec, bool rootless_jail)
 {
 	struct cgroup_deleg d;
 	struct cell_err ignored;
@@ -304,24 +305,9 @@ json_t *cgroup_inspect(const json_t *rec)
 
 	if (rec != NULL && !json_is_null(rec))
 		return json_deep_copy(rec);
-	if (!rootless())
+	if (!rootless_jail)
 		return NULL;
 	found = cgroup_deleg_host(&d, NULL, &ignored) == 0 && d.dir != NULL;
 	cgroup_deleg_free(&d);
 	return json_string(found ? "none" : "none (rootless, no delegated cgroup v2 subtree)");
-}
-
-/*
- * Stand-in for the rootless core's rootless() (rootless.c, not yet
- * merged): without CAP_SYS_ADMIN in the initial user namespace.  Weak,
- * so that the core's definition wins; removed once it is merged.
- */
-__attribute__((weak)) bool rootless(void)
-{
-	char map[128];
-
-	if (proc_read_text("/proc/self/uid_map", map, sizeof(map)) < 0)
-		return geteuid() != 0;
-	/* The initial user namespace maps every id to itself. */
-	return geteuid() != 0 || strstr(map, "4294967295") == NULL;
 }
