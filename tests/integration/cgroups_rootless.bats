@@ -23,12 +23,10 @@ setup() {
 }
 
 teardown() {
-	local n
-	if [ -d "$ROOTLESS_STATE" ]; then
-		for n in $(ls -A "$ROOTLESS_STATE"); do
-			[ -d "$ROOTLESS_STATE/$n" ] && as_user rm -f "$n" >/dev/null 2>&1
-		done
-	fi
+	local d
+	for d in "$ROOTLESS_STATE"/*/; do
+		[ -d "$d" ] && as_user rm -f "$(basename "$d")" >/dev/null 2>&1
+	done
 	# the cgroups this test made (cell's own beneath them would fail
 	# the rmdir, and the test)
 	if [ -n "$DELEG" ]; then
