@@ -6,7 +6,7 @@ BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test deps-engines deps-vm compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-net bench-oci bench-vm test-vm install clean format
+.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-net bench-oci bench-vm test-vm install clean format
 
 all: build
 
@@ -18,6 +18,7 @@ deps-test:
 
 # qemu for tests/vm; a failed install is not fatal: the VM suite is then
 # one skip.
+.PHONY: deps-vm
 deps-vm:
 	@./scripts/install-deps.sh vm || echo "cell: qemu could not be installed; the VM suite is skipped" >&2
 
