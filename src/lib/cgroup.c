@@ -1099,6 +1099,8 @@ static void take_planned(struct cgroup *cg, struct cgroup *add)
 		cg->path = take_ptr(&add->path);
 		free(cg->deleg);
 		cg->deleg = take_ptr(&add->deleg);
+		/* rootless: "cell" too, when no other jail had made it */
+		cg->path_made = add->path_made;
 	}
 	cg->layout = add->layout;
 }
