@@ -18,7 +18,10 @@
  * "cell-<jail name>" ("cell-<hash of the state root>-<name>" under a
  * non-default --root), or exactly at the cgroup_path (with the parents
  * cell had to make), and removed when the jail ends.  cell never moves
- * another process and never removes a cgroup it did not create.
+ * another process and never removes a cgroup it did not create.  A
+ * rootless cell (rootless.h) makes them only on v2, beneath a subtree
+ * delegated to the user (cgroup_deleg.c, below), and refuses a limit
+ * that needs one when there is none.
  */
 #ifndef CELL_CGROUP_H
 #define CELL_CGROUP_H
