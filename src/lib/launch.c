@@ -617,8 +617,8 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 			"a bridge needs root (rootless: --net none, host or ns:PATH)");
 	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
 	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
-	    cgroup_check_rootless(s, e) < 0 ||
-	    open_joined(l, e) < 0 || policy_build(s, &l->child.policy, e) < 0)
+	    cgroup_check_rootless(s, e) < 0 || open_joined(l, e) < 0 ||
+	    policy_build(s, &l->child.policy, e) < 0)
 		return -1;
 	return 0;
 }
