@@ -2351,18 +2351,21 @@ static json_t *default_linux(bool rootless)
 			goto fail;
 		return lx;
 	}
-	/* The caller's own ids are the container's root: the one mapping an
-	 * unprivileged user may write. */
+	/* runc's changes for a rootless bundle: no network namespace (an
+	 * unprivileged user could not set one up, and sysfs is then the
+	 * host's, bound), a user namespace whose root is the caller's
+	 * effective ids, the one mapping an unprivileged user may write
+	 * without newuidmap, and no resources (no cgroup to write). */
 	if (json_object_set_new(lx, "namespaces",
-				json_pack("[{s:s}, {s:s}, {s:s}, {s:s}, {s:s}]", "type", "pid",
-					  "type", "ipc", "type", "uts", "type", "mount", "type",
-					  "user")) < 0 ||
+				json_pack("[{s:s}, {s:s}, {s:s}, {s:s}, {s:s}, {s:s}]", "type",
+					  "pid", "type", "ipc", "type", "uts", "type", "mount",
+					  "type", "cgroup", "type", "user")) < 0 ||
 	    json_object_set_new(lx, "uidMappings",
 				json_pack("[{s:i, s:I, s:i}]", "containerID", 0, "hostID",
-					  (json_int_t)getuid(), "size", 1)) < 0 ||
+					  (json_int_t)geteuid(), "size", 1)) < 0 ||
 	    json_object_set_new(lx, "gidMappings",
 				json_pack("[{s:i, s:I, s:i}]", "containerID", 0, "hostID",
-					  (json_int_t)getgid(), "size", 1)) < 0)
+					  (json_int_t)getegid(), "size", 1)) < 0)
 		goto fail;
 	return lx;
 fail:
