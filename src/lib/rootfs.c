@@ -38,6 +38,7 @@
 #include "cleanup.h"
 #include "param.h"
 #include "rootfs_impl.h"
+#include "proc.h"
 #include "rootless.h"
 
 /* Mount points the jail always gets fresh, in the order they are made. */
@@ -76,13 +77,35 @@ static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e)
  * not own, /tmp's and /var/tmp's case) or owned by another.  A --rootfs
  * such a user can swap or fill is theirs to hand to the jail.
  */
-static int check_owners(const char *dir, const struct stat *st, struct cell_err *e)
+/*
+ * Whether UID may own what a jail's root is made of: root, the caller,
+ * or, for a rootless cell in someone else's user namespace (rootless
+ * podman's runtime), the overflow uid: an owner that namespace does not
+ * map (the host's root shows so) or one of the user's own subordinate
+ * ids; the two cannot be told apart there, and such a jail holds no
+ * privilege beyond the user's (runc and crun do not look at all).
+ */
+static bool owner_ok(const struct jail_spec *s, uid_t uid, uid_t me)
+{
+	char text[16] = "";
+
+	if (uid == 0 || uid == me)
+		return true;
+	/* Root yet rootless: root of a user namespace not the host's. */
+	if (!s->mech.rootless || me != 0 ||
+	    proc_read_text("/proc/sys/kernel/overflowuid", text, sizeof(text)) < 0)
+		return false;
+	return uid == (uid_t)strtoul(text, NULL, 10);
+}
+
+static int check_owners(const struct jail_spec *s, const char *dir, const struct stat *st,
+			struct cell_err *e)
 {
 	char path[PATH_MAX];
 	struct stat p = *st;
 	uid_t me = getuid();
 
-	if ((p.st_uid != 0 && p.st_uid != me) || (p.st_mode & (S_IWGRP | S_IWOTH)))
+	if (!owner_ok(s, p.st_uid, me) || (p.st_mode & (S_IWGRP | S_IWOTH)))
 		return cell_err_param(e, PARAM_PATH, 0, EPERM,
 				      "others than root may change it (owner %u, mode %04o)",
 				      (unsigned int)p.st_uid, (unsigned int)(p.st_mode & 07777));
@@ -96,7 +119,7 @@ static int check_owners(const char *dir, const struct stat *st, struct cell_err 
 		*(slash == path ? slash + 1 : slash) = '\0';
 		if (stat(path, &p) < 0)
 			return cell_err_param(e, PARAM_PATH, 0, errno, "%s", path);
-		if ((p.st_uid != 0 && p.st_uid != me) ||
+		if (!owner_ok(s, p.st_uid, me) ||
 		    ((p.st_mode & (S_IWGRP | S_IWOTH)) && !(p.st_mode & S_ISVTX)))
 			return cell_err_param(
 				e, PARAM_PATH, 0, EPERM,
@@ -132,7 +155,7 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 			return cell_err_param(e, PARAM_PATH, 0, 0,
 					      "the host's own root (the embedded root, the jail's "
 					      "without a path, is the host's files read-only)");
-		if (s->rootfs[0] == '/' && check_owners(s->rootfs, &st, e) < 0)
+		if (s->rootfs[0] == '/' && check_owners(s, s->rootfs, &st, e) < 0)
 			return -1;
 		pin->dev = st.st_dev;
 		pin->ino = st.st_ino;
