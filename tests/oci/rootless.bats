@@ -30,7 +30,7 @@ setup_file() {
 	rootless_user_add U1
 	rootless_user_add U2
 	ROOTFS=$U1_TMP/rootfs
-	mkdir -p "$ROOTFS"/{bin,proc,sys,dev,tmp,etc,root}
+	mkdir -p "$ROOTFS"/{bin,proc,sys,dev,tmp,etc,root,data}
 	cp /bin/busybox "$ROOTFS/bin/busybox"
 	chroot "$ROOTFS" /bin/busybox --install -s /bin
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$ROOTFS/etc/passwd"
@@ -60,7 +60,9 @@ u2() { as_user U2 "$U2_OCI" "$@"; }
 spec_bundle() {
 	u1 spec --rootless --bundle "$BUNDLE"
 	local args
-	args=$(jq -cn '$ARGS.positional' --args "$@")
+	# One raw string each: an argument may hold a newline (and jq
+	# --args would take a "-c" among them for its own option).
+	args=$(for a in "$@"; do printf '%s' "$a" | jq -Rs .; done | jq -sc .)
 	edit_config --arg root "$ROOTFS" --argjson args "$args" \
 		'.root.path = $root | .process.terminal = false | .process.args = $args'
 }
@@ -84,6 +86,17 @@ wait_status() {
 	return 1
 }
 
+# gone PID: true once PID has ended (a zombie has), polled for 5 s.
+gone() {
+	local i state
+	for ((i = 0; i < 50; i++)); do
+		state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 0
+		[ -z "$state" ] || [ "$state" = Z ] || [ "$state" = X ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # clean_root USER-FN ROOT: deletes -f every container of ROOT; fails
 # (after removing ROOT) when one was there or ROOT is not left empty.
 clean_root() {
@@ -93,7 +106,7 @@ clean_root() {
 		pid=$("$fn" --root "$root" state "$id" 2>/dev/null | jq -r .pid)
 		"$fn" --root "$root" delete -f "$id" >/dev/null 2>&1 ||
 			{ echo "teardown: container $id: delete -f failed" >&2; errors=1; }
-		if [ -n "$pid" ] && [ "$pid" != 0 ] && kill -0 "$pid" 2>/dev/null; then
+		if [ -n "$pid" ] && [ "$pid" != 0 ] && ! gone "$pid"; then
 			echo "teardown: container $id: pid $pid still runs" >&2
 			kill -9 "$pid"
 			errors=1
@@ -233,16 +246,18 @@ teardown() {
 	rm -rf "$dir"
 }
 
-@test "with subordinate ranges, the config's mappings of more ids go through newuidmap: uid 1000 inside is a subordinate id outside" {
+@test "with subordinate ranges, the config's mappings of more ids go through newuidmap: a file uid 1000 writes is a subordinate id's" {
 	dir=$U1_TMP/data-$BATS_TEST_NUMBER
-	install -d -o "$U1_UID" -g "$U1_GID" "$dir"
-	spec_bundle sh -c 'echo x >/data/f && chown 1000:1000 /data/f && cat /proc/self/uid_map'
+	install -d -m 0777 "$dir"
+	spec_bundle sh -c 'echo x >/data/f && cat /proc/self/uid_map'
 	edit_config --arg d "$dir" --argjson u "$U1_UID" --argjson g "$U1_GID" --argjson s "$U1_SUBID" \
 		'.mounts += [{"destination": "/data", "type": "bind", "source": $d, "options": ["rbind", "rw"]}]
 		 | .linux.uidMappings = [{"containerID": 0, "hostID": $u, "size": 1}, {"containerID": 1, "hostID": $s, "size": 65536}]
-		 | .linux.gidMappings = [{"containerID": 0, "hostID": $g, "size": 1}, {"containerID": 1, "hostID": $s, "size": 65536}]'
+		 | .linux.gidMappings = [{"containerID": 0, "hostID": $g, "size": 1}, {"containerID": 1, "hostID": $s, "size": 65536}]
+		 | .process.user = {"uid": 1000, "gid": 1000}'
 	run u1 run --bundle "$BUNDLE" c1
 	[ "$status" -eq 0 ]
+	[ "$(echo "${lines[1]}" | tr -s ' ' | sed 's/^ //')" = "1 $U1_SUBID 65536" ]
 	[ "$(stat -c %u:%g "$dir/f")" = "$((U1_SUBID + 999)):$((U1_SUBID + 999))" ]
 	rm -rf "$dir"
 }
