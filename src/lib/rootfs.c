@@ -38,7 +38,6 @@
 #include "cleanup.h"
 #include "param.h"
 #include "rootfs_impl.h"
-#include "proc.h"
 #include "rootless.h"
 
 /* Mount points the jail always gets fresh, in the order they are made. */
@@ -71,33 +70,27 @@ static int open_in_root(int root, const char *path, int flags)
 static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e);
 
 /*
+ * Whether UID may own what a jail's root is made of: root or the caller.
+ * For a rootless cell that is root of someone else's user namespace
+ * (rootless podman's runtime) any owner: every id that namespace maps is
+ * the user's own or one of its subordinate ids, and one it does not map
+ * (the host's root, another user) shows as the overflow uid, which the
+ * user's mapped nobody shows as too; none can be told apart there, and
+ * such a jail holds no privilege beyond the user's (runc and crun do not
+ * look at all).  The modes are checked all the same.
+ */
+static bool owner_ok(const struct jail_spec *s, uid_t uid, uid_t me)
+{
+	return uid == 0 || uid == me || (s->mech.rootless && me == 0);
+}
+
+/*
  * Whether others than root (and the caller) could change what DIR is:
  * DIR itself writable by another, or a parent writable by another
  * without the sticky bit (which keeps others from renaming what they do
  * not own, /tmp's and /var/tmp's case) or owned by another.  A --rootfs
  * such a user can swap or fill is theirs to hand to the jail.
  */
-/*
- * Whether UID may own what a jail's root is made of: root, the caller,
- * or, for a rootless cell in someone else's user namespace (rootless
- * podman's runtime), the overflow uid: an owner that namespace does not
- * map (the host's root shows so) or one of the user's own subordinate
- * ids; the two cannot be told apart there, and such a jail holds no
- * privilege beyond the user's (runc and crun do not look at all).
- */
-static bool owner_ok(const struct jail_spec *s, uid_t uid, uid_t me)
-{
-	char text[16] = "";
-
-	if (uid == 0 || uid == me)
-		return true;
-	/* Root yet rootless: root of a user namespace not the host's. */
-	if (!s->mech.rootless || me != 0 ||
-	    proc_read_text("/proc/sys/kernel/overflowuid", text, sizeof(text)) < 0)
-		return false;
-	return uid == (uid_t)strtoul(text, NULL, 10);
-}
-
 static int check_owners(const struct jail_spec *s, const char *dir, const struct stat *st,
 			struct cell_err *e)
 {

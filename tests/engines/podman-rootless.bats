@@ -113,3 +113,9 @@ RUN=(run --log-driver k8s-file --network none)
 	[ "$status" -eq 0 ]
 	[ "$output" = sh ]
 }
+
+@test "rootless podman: --userns keep-id runs the container as the user's own uid, in a user namespace of the config's" {
+	run pm "${RUN[@]}" --rm --userns keep-id "$IMAGE" sh -c 'id -u; cat /proc/self/uid_map'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$PU_UID" ]
+}
