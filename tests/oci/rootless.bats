@@ -301,6 +301,25 @@ teardown() {
 	u1 delete c1
 }
 
+# --- cgroups -------------------------------------------------------------------
+
+@test "a config's cgroupsPath with no resources is no error without a cgroup the user may write" {
+	spec_bundle true
+	edit_config '.linux.cgroupsPath = "/rootless-test/c1"'
+	run u1 run --bundle "$BUNDLE" c1
+	[ "$status" -eq 0 ]
+	[ ! -e /sys/fs/cgroup/unified/rootless-test ]
+}
+
+@test "a memory limit without a delegated cgroup v2 subtree is a one-line error saying so, and nothing is left" {
+	spec_bundle true
+	edit_config '.linux.resources = {"memory": {"limit": 67108864}}'
+	run -1 u1 create --bundle "$BUNDLE" c1
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cell-oci: create: container c1: "*"deleg"* ]] || { echo "$output"; false; }
+	[ -z "$(u1 list -q)" ]
+}
+
 # --- what the container reaches ------------------------------------------------
 
 @test "a rootless container sees none of the host's processes and cannot signal the user's own" {
