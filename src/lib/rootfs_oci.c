@@ -830,6 +830,27 @@ static int protect_kernel_mount(struct oci_build *b, const struct jail_mount *m,
 	return 0;
 }
 
+/*
+ * A rootless container without a network namespace of its own may not
+ * mount a sysfs (it shows the host's network): the host's /sys, with its
+ * submounts, detached, with ATTR over all of them (a read-only sysfs
+ * must not hold a writable mount), as runc falls back to.
+ */
+static int host_sys(struct mount_attr *attr, struct cell_err *e)
+{
+	int mnt = open_tree(AT_FDCWD, "/sys", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+
+	cell_err_clear(e);
+	if (mnt < 0)
+		return cell_err_set(e, errno, "bind the host's /sys");
+	if (set_attrs(mnt, true, attr) < 0) {
+		cell_err_set(e, errno, "bind the host's /sys: set its attributes");
+		close(mnt);
+		return -1;
+	}
+	return mnt;
+}
+
 /* A new instance of the mount's filesystem, detached, protected, then
  * attached. */
 static int mount_fresh_fs(struct oci_build *b, const struct jail_mount *m, const char *dest,
@@ -853,6 +874,8 @@ static int mount_fresh_fs(struct oci_build *b, const struct jail_mount *m, const
 	mnt = rootfs_fs_mount(m->type,
 			      m->source != NULL && m->source[0] != '\0' ? m->source : m->type, dest,
 			      opts, (unsigned int)attr.attr_set, e);
+	if (mnt < 0 && e->errnum == EPERM && b->s->mech.rootless && type_is(m, "sysfs"))
+		mnt = host_sys(&attr, e);
 	if (mnt < 0 || protect_kernel_mount(b, m, mnt, dest, e) < 0)
 		return -1;
 	return attach_dest(b, mnt, m, dest, DEST_DIR, e);

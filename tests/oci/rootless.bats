@@ -301,6 +301,16 @@ teardown() {
 	u1 delete c1
 }
 
+@test "a listed sysfs without a network namespace of its own is the host's /sys, read-only all through, its masks kept" {
+	spec_bundle sh -c 'ls /sys/firmware | wc -l; awk "\$5 ~ /^\/sys/ && \$6 !~ /^ro,/" /proc/self/mountinfo | wc -l'
+	edit_config '.mounts |= map(if .destination == "/sys" then
+		{"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]} else . end)'
+	run u1 run --bundle "$BUNDLE" c1
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = 0 ]
+}
+
 # --- cgroups -------------------------------------------------------------------
 
 @test "a config's cgroupsPath with no resources is no error without a cgroup the user may write" {
