@@ -301,6 +301,15 @@ teardown() {
 	u1 delete c1
 }
 
+@test "a device node the config lists is the host's node, bound, where mknod is refused" {
+	spec_bundle sh -c 'stat -c %F:%t:%T /dev/xfull; echo x >/dev/xfull; echo w=$?'
+	edit_config '.linux.devices = [{"path": "/dev/xfull", "type": "c", "major": 1, "minor": 7, "fileMode": 438}]'
+	run u1 run --bundle "$BUNDLE" c1
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "character special file:1:7" ]
+	[ "${lines[-1]}" = w=1 ] # /dev/full: no space left
+}
+
 @test "a listed sysfs without a network namespace of its own is the host's /sys, read-only all through, its masks kept" {
 	spec_bundle sh -c 'ls /sys/firmware | wc -l; awk "\$5 ~ /^\/sys/ && \$6 !~ /^ro,/" /proc/self/mountinfo | wc -l'
 	edit_config '.mounts |= map(if .destination == "/sys" then
