@@ -9,7 +9,8 @@
 #   policy (--userns host)  policy.bats again with --userns host
 #   security      bats tests that attack from inside a jail (tests/security)
 #   oci           the OCI runtime suite (tests/oci) against build/cell-oci
-#   engines       podman, containerd and dockerd on cell-oci (tests/engines);
+#   engines       podman (as root, and rootless as a throwaway user),
+#                 containerd and dockerd on cell-oci (tests/engines);
 #                 an engine that is not installed counts as skipped
 #   vm            the cgroup v2 backend and rootless cgroups in a cgroup v2
 #                 VM (tests/vm/cgroup2.sh, about a minute under TCG); one
@@ -143,9 +144,10 @@ count_tap "$out" oci
 # installed) is one counted skip, never silence.
 out="$log/engines.tap"
 : >"$out"
-for engine in podman containerd docker; do
+for engine in podman podman-rootless containerd docker; do
 	bin=$engine
 	[ "$engine" = docker ] && bin=dockerd
+	[ "$engine" = podman-rootless ] && bin=podman
 	if [ "$(id -u)" != 0 ]; then
 		echo "ok 1 engines $engine # skip not root" | tee -a "$out"
 	elif ! command -v "$bin" >/dev/null; then

@@ -640,8 +640,14 @@ static void undo_prepare(struct launch *l)
  * with cell. */
 static int stage_userns(struct launch *l, struct cell_err *e)
 {
-	if (!l->spec->mech.rootless)
+	const struct jail_mechanisms *m = &l->spec->mech;
+
+	if (!m->rootless)
 		return 0;
+	/* An OCI config's user namespace is this one, with its maps
+	 * (oci_config.c); without a helper of cell's to make it. */
+	if (!m->own_userns && m->nuid_map > 0)
+		return rootless_enter(m->uid_map, m->nuid_map, m->gid_map, m->ngid_map, e);
 	return rootless_enter(NULL, 0, NULL, 0, e);
 }
 
