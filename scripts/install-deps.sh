@@ -29,8 +29,11 @@ ENGINES="podman containerd docker.io"
 # crun
 COMPAT="runc crun"
 # vm (tests/vm/cgroup2.sh): a Debian kernel booted under qemu/KVM with a
-# busybox initramfs, to test the cgroup v2 backend on a v1/hybrid host
-VM="qemu-system-x86 linux-image-amd64 busybox-static"
+# busybox initramfs, to test the cgroup v2 backend on a v1/hybrid host;
+# the kernel is tests/vm/kernel.sh's (one new enough for cell's jails,
+# which this Debian's linux-image-amd64 is not), setpriv (util-linux) runs
+# cell as the guest's user
+VM="qemu-system-x86 busybox-static util-linux"
 
 want="$BUILD"
 case "${1:-build}" in

@@ -329,10 +329,9 @@ int ns_become_root(struct cell_err *e)
 	/* Joined, the process still has the host's ids, which the jail's
 	 * namespace may not map (a range maps no host root): root of the
 	 * namespace now, the host ids of the range's first.  Groups first:
-	 * the host's supplementary groups must not come along.  A rootless
-	 * jail's namespace of the single mapping denies setgroups(2) to
-	 * everyone: its own processes keep the user's groups too (rootless.h),
-	 * and so does a process that joins it. */
+	 * the host's supplementary groups must not come along, but where a
+	 * rootless jail's single mapping denies setgroups (rootless.h): the
+	 * user's own host groups, which map to nothing there. */
 	if (setgroups(0, NULL) < 0 && !(errno == EPERM && rootless_setgroups_denied()))
 		return cell_err_set(e, errno, "user namespace: drop supplementary groups");
 	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
