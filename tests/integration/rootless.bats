@@ -224,10 +224,10 @@ other" ]
 	ujail nocg
 	run -125 rcell set nocg memory=64M
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == "cell: set: "*cgroup* ]]
+	[[ "$output" == "cell: set: "*"needs a delegated cgroup v2 subtree"* ]]
 	run -125 rcell run --memory 64M -- true
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == "cell: run: "*cgroup* ]]
+	[[ "$output" == "cell: run: --memory 64M: needs a delegated cgroup v2 subtree"* ]]
 	run -0 rcell ls -aq
 	[ "$output" = nocg ]
 }
