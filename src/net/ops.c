@@ -373,6 +373,26 @@ static void undo(struct undo *u)
 		cellnft_remove(u->key, u->bridge_made || ports == 0 ? u->bridge : NULL, &ignored);
 }
 
+/* The veth NAME that the key's last jail left, its namespace not yet
+ * dismantled by the kernel (teardown leaves that to it): deleted now.
+ * EEXIST stays when NAME is no veth, or a live jail's. */
+static int stale_veth_release(struct rtnl *host, const char *name, struct cell_err *e)
+{
+	struct rtnl_link l;
+	bool found, alive;
+
+	if (rtnl_link_get(host, name, &l, &found, e) < 0)
+		return -1;
+	if (!found)
+		return 0; /* gone meanwhile */
+	if (strcmp(l.kind, "veth") != 0 || rtnl_peer_alive(host, &l, &alive, e) < 0 || alive)
+		return cell_err_set(e, EEXIST, "%s", "");
+	if (rtnl_link_del(host, l.index, e) < 0 && e->errnum != ENODEV)
+		return -1;
+	cell_err_clear(e);
+	return 0;
+}
+
 static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_result *res,
 		     struct undo *u, struct cell_err *e)
 {
@@ -380,7 +400,9 @@ static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_resul
 	bool found;
 
 	net_host_ifname(s->key, res->host_if, sizeof(res->host_if));
-	if (rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0)
+	if (rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0 &&
+	    (e->errnum != EEXIST || stale_veth_release(u->host, res->host_if, e) < 0 ||
+	     rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0))
 		return cell_err_prefix(e, "veth %s: create (peer %s in the jail)", res->host_if,
 				       s->ifname);
 	if (rtnl_link_get(u->host, res->host_if, &l, &found, e) < 0)
@@ -462,7 +484,9 @@ static int bridge_release(struct rtnl *host, const char *bridge, bool *gone, str
 		*gone = !found;
 		return 0;
 	}
-	if (rtnl_link_ports(host, l.index, &ports, e) < 0)
+	/* A port whose jail's namespace is being dismantled is not
+	 * counted: the bridge goes, and the veth with the namespace. */
+	if (rtnl_live_ports(host, l.index, &ports, e) < 0)
 		return cell_err_prefix(e, "bridge %s: list ports", bridge);
 	if (ports > 0)
 		return 0;
@@ -479,14 +503,23 @@ static int veth_release(struct rtnl *host, const char *key, struct cell_err *e)
 {
 	char name[IFNAMSIZ];
 	struct rtnl_link l;
-	bool found;
+	bool found, alive;
 
 	net_host_ifname(key, name, sizeof(name));
 	if (rtnl_link_get(host, name, &l, &found, e) < 0)
 		return cell_err_prefix(e, "veth %s: look up", name);
-	/* Normally gone already, with the jail's namespace. */
-	if (found && rtnl_link_del(host, l.index, e) < 0 && e->errnum != ENODEV)
+	if (!found)
+		return 0;
+	/* The jail's namespace released (its processes gone): the kernel
+	 * deletes the veth with it, both ends, soon and without anyone
+	 * waiting.  Deleting it here would wait out the RCU grace periods
+	 * of unregistering a device (about 15 ms), at the end of every
+	 * foreground jail. */
+	if (rtnl_peer_alive(host, &l, &alive, e) < 0)
+		return cell_err_prefix(e, "veth %s: its jail's namespace", name);
+	if (alive && rtnl_link_del(host, l.index, e) < 0 && e->errnum != ENODEV)
 		return cell_err_prefix(e, "veth %s: delete", name);
+	cell_err_clear(e);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -172,6 +173,12 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		copy_str(at.tb[IFLA_IFALIAS], l->alias, sizeof(l->alias));
 	if (at.tb[IFLA_MASTER] != NULL)
 		l->master = (int)get_u32(at.tb[IFLA_MASTER]);
+	if (at.tb[IFLA_LINK] != NULL)
+		l->peer = (int)get_u32(at.tb[IFLA_LINK]);
+	if (at.tb[IFLA_LINK_NETNSID] != NULL) {
+		l->peer_nsid = (int)get_u32(at.tb[IFLA_LINK_NETNSID]);
+		l->has_peer_nsid = true;
+	}
 	if (at.tb[IFLA_MTU] != NULL)
 		l->mtu = get_u32(at.tb[IFLA_MTU]);
 	if (at.tb[IFLA_ADDRESS] != NULL && mnl_attr_get_payload_len(at.tb[IFLA_ADDRESS]) == 6) {
@@ -360,6 +367,98 @@ int rtnl_link_ports(struct rtnl *r, int index, int *count, struct cell_err *e)
 		return -1;
 	*count = p.count;
 	return 0;
+}
+
+int rtnl_peer_alive(struct rtnl *r, const struct rtnl_link *l, bool *alive, struct cell_err *e)
+{
+	char buf[REQ_SIZE];
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifm;
+	struct rtnl_link peer;
+
+	*alive = true;
+	if (!l->has_peer_nsid || l->peer <= 0)
+		return 0;
+	/* The id is unassigned once cleanup_net has begun with the
+	 * namespace; before, while its last reference is going, the kernel
+	 * refuses to act in it (get_net_ns_by_id() finds it dead): EINVAL,
+	 * or ENODEV when its devices are gone already. */
+	*alive = l->peer_nsid >= 0;
+	if (!*alive)
+		return 0;
+	nlh = request(buf, RTM_GETLINK, NLM_F_ACK);
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = l->peer;
+	mnl_attr_put_u32(nlh, IFLA_TARGET_NETNSID, (uint32_t)l->peer_nsid);
+	if (nl_talk(r, nlh, link_cb, &peer, e) == 0)
+		return 0;
+	/* Not allowed to look: taken for alive (the veth is deleted). */
+	if (e->errnum == EACCES || e->errnum == EPERM) {
+		cell_err_clear(e);
+		return 0;
+	}
+	if (e->errnum != EINVAL && e->errnum != ENODEV)
+		return -1;
+	cell_err_clear(e);
+	*alive = false;
+	return 0;
+}
+
+/* The ports of a bridge, from one dump. */
+struct port_list {
+	int master;
+	struct rtnl_link *links;
+	int count, cap;
+	bool oom;
+};
+
+static int port_list_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct port_list *p = data;
+	struct rtnl_link l;
+
+	if (link_cb(nlh, &l) != MNL_CB_OK || l.index <= 0 || l.master != p->master)
+		return MNL_CB_OK;
+	if (p->count == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 16;
+		void *more = realloc(p->links, (size_t)cap * sizeof(*p->links));
+
+		if (more == NULL) {
+			p->oom = true;
+			return MNL_CB_ERROR;
+		}
+		p->links = more;
+		p->cap = cap;
+	}
+	p->links[p->count++] = l;
+	return MNL_CB_OK;
+}
+
+int rtnl_live_ports(struct rtnl *r, int index, int *count, struct cell_err *e)
+{
+	char buf[REQ_SIZE];
+	struct nlmsghdr *nlh = request(buf, RTM_GETLINK, NLM_F_DUMP);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct port_list p = {index, NULL, 0, 0, false};
+	int rc = 0;
+
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)index);
+	if (nl_talk(r, nlh, port_list_cb, &p, e) < 0) {
+		free(p.links);
+		return p.oom ? cell_err_set(e, ENOMEM, "%s", "") : -1;
+	}
+	*count = 0;
+	for (int i = 0; i < p.count && rc == 0; i++) {
+		bool alive;
+
+		rc = rtnl_peer_alive(r, &p.links[i], &alive, e);
+		if (rc == 0 && alive)
+			(*count)++;
+	}
+	free(p.links);
+	return rc;
 }
 
 /* --- addresses --- */

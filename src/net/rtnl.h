@@ -29,6 +29,12 @@ struct rtnl {
 struct rtnl_link {
 	int index;
 	int master; /* the bridge it is a port of, 0 for none */
+	int peer;   /* IFLA_LINK: a veth's peer's index (in its namespace) */
+	/* IFLA_LINK_NETNSID: the id, here, of the namespace of a veth's
+	 * peer when that is another; -1 when it has none (the namespace is
+	 * being dismantled). */
+	int peer_nsid;
+	bool has_peer_nsid;
 	unsigned int mtu;
 	char name[IFNAMSIZ];
 	char kind[16];	/* IFLA_INFO_KIND: "bridge", "veth"; "" for none */
@@ -73,6 +79,15 @@ int rtnl_link_del(struct rtnl *r, int index, struct cell_err *e);
 
 /* The number of links whose master is INDEX. */
 int rtnl_link_ports(struct rtnl *r, int index, int *count, struct cell_err *e);
+
+/* *ALIVE: the namespace of L's peer (a veth's other end) is alive: not
+ * released by its last process and reference, which the kernel's
+ * cleanup_net worker dismantles, deleting its devices (the veth, both
+ * ends) in its own time.  A link without a peer elsewhere is alive. */
+int rtnl_peer_alive(struct rtnl *r, const struct rtnl_link *l, bool *alive, struct cell_err *e);
+
+/* The number of ports of bridge INDEX whose peer is alive (above). */
+int rtnl_live_ports(struct rtnl *r, int index, int *count, struct cell_err *e);
 
 /* Adds (ADD) or deletes address A on link INDEX; IPv6 with IFA_F_NODAD,
  * usable at once.  Adding one that is there fails with EEXIST. */
