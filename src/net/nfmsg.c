@@ -474,3 +474,10 @@ void nfx_masquerade(struct nfmsg_batch *b)
 
 	expr_end(b, elem, data);
 }
+
+void nfx_notrack(struct nfmsg_batch *b)
+{
+	struct nlattr *data, *elem = expr_begin(b, "notrack", &data);
+
+	expr_end(b, elem, data);
+}

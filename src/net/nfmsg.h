@@ -112,5 +112,7 @@ void nfx_verdict(struct nfmsg_batch *b, int verdict);
  * port in REG_PROTO. */
 void nfx_dnat(struct nfmsg_batch *b, uint32_t family, uint32_t reg_addr, uint32_t reg_proto);
 void nfx_masquerade(struct nfmsg_batch *b);
+/* The packet left untracked by conntrack. */
+void nfx_notrack(struct nfmsg_batch *b);
 
 #endif

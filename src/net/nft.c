@@ -7,6 +7,8 @@
  *   output      (nat, -100)        published ports, from the host itself
  *   postrouting (nat, srcnat)      masquerading
  *   forward     (filter, 0)        no traffic between two cell bridges
+ *   raw         (filter, raw: prerouting, -300)
+ *                                  no conntrack between the jails of a bridge
  * and the set `bridges` of the bridges cell's jails are on.  Callers hold
  * cell-net's lock (ops.c), so a listing is still true when the batch
  * made from it runs: `delete chain` and `delete table` take their rules
@@ -43,11 +45,13 @@
 #define COMMENT_MAX 128
 /* Longest chain name worth reading: cell's are short. */
 #define CHAIN_MAX 32
-/* The priorities nft calls dstnat and srcnat (NF_IP_PRI_NAT_DST/SRC). */
+/* The priorities nft calls raw, dstnat and srcnat (NF_IP_PRI_RAW,
+ * NF_IP_PRI_NAT_DST, NF_IP_PRI_NAT_SRC). */
+#define PRIO_RAW    (-300)
 #define PRIO_DSTNAT (-100)
 #define PRIO_SRCNAT 100
 
-static const char *const base_chains[] = {"prerouting", "output", "postrouting", "forward"};
+static const char *const base_chains[] = {"prerouting", "output", "postrouting", "forward", "raw"};
 #define N_CHAINS (sizeof(base_chains) / sizeof(base_chains[0]))
 
 static int chain_slot(const char *name)
@@ -388,6 +392,7 @@ static void put_chains(struct nfmsg_batch *b, const struct cellnft_jail *j)
 	if (j->n_publish > 0 || j->nat)
 		nfmsg_chain_add(b, TABLE, "postrouting", "nat", NF_INET_POST_ROUTING, PRIO_SRCNAT);
 	nfmsg_chain_add(b, TABLE, "forward", "filter", NF_INET_FORWARD, 0);
+	nfmsg_chain_add(b, TABLE, "raw", "filter", NF_INET_PRE_ROUTING, PRIO_RAW);
 	nfmsg_ifname_set_add(b, TABLE, SET, SET_ID);
 	nfmsg_ifname_elem(b, true, TABLE, SET, SET_ID, j->bridge);
 }
@@ -468,6 +473,46 @@ static void put_bridge_masq(struct nfmsg_batch *b, const char *bridge, const str
 	nfmsg_rule_end(b, comment);
 }
 
+/* A is in NET. */
+static bool in_net(const struct net_addr *a, const struct net_addr *net)
+{
+	struct net_addr masked = *a;
+
+	if (a->family != net->family)
+		return false;
+	masked.prefix = net->prefix;
+	net_addr_network(&masked, &masked);
+	return memcmp(masked.bytes, net->bytes, net_addr_len(net)) == 0;
+}
+
+/* In raw, the notrack of what goes from one jail to another on the
+ * bridge, which br_netfilter (when loaded, as docker loads it) hands to
+ * the IP hooks of the bridge's namespace, conntrack's among them, packet
+ * by packet; neither cell's NAT nor its drop needs it tracked.  What
+ * goes to the host's own addresses on the bridge (a published port,
+ * through the gateway) stays tracked:
+ *   iifname "BR" ip|ip6 daddr NET ip|ip6 daddr != GW... notrack
+ *     comment "cell-bridge:BR:notrack:NET" */
+static void put_bridge_notrack(struct nfmsg_batch *b, const struct cellnft_jail *j,
+			       const struct net_addr *net, const char *comment)
+{
+	nfmsg_rule_begin(b, TABLE, "raw");
+	match_ifname(b, NFT_META_IIFNAME, NFT_CMP_EQ, j->bridge);
+	match_nfproto(b, net->family);
+	match_addr(b, daddr_offset(net->family), net);
+	for (size_t i = 0; i < j->n_gateways; i++) {
+		const struct net_addr *gw = &j->gateways[i];
+
+		if (!in_net(gw, net))
+			continue;
+		nfx_payload(b, NFT_PAYLOAD_NETWORK_HEADER, daddr_offset(gw->family),
+			    (uint32_t)net_addr_len(gw), NFMSG_REG_1);
+		nfx_cmp(b, NFT_CMP_NEQ, NFMSG_REG_1, gw->bytes, net_addr_len(gw));
+	}
+	nfx_notrack(b);
+	nfmsg_rule_end(b, comment);
+}
+
 /* The bridge's rules that are not there yet. */
 static size_t put_bridge_rules(struct nfmsg_batch *b, const struct cellnft_jail *j,
 			       const struct peek *pk)
@@ -481,10 +526,18 @@ static size_t put_bridge_rules(struct nfmsg_batch *b, const struct cellnft_jail 
 		if (b != NULL)
 			put_bridge_drop(b, j->bridge, comment);
 	}
-	for (size_t i = 0; j->nat && i < j->n_subnets; i++) {
+	for (size_t i = 0; i < j->n_subnets; i++) {
 		char net[NET_ADDR_TEXT];
 
 		net_addr_format(&j->subnets[i], true, net, sizeof(net));
+		snprintf(comment, sizeof(comment), "cell-bridge:%s:notrack:%s", j->bridge, net);
+		if (!peek_has(pk, comment)) {
+			n++;
+			if (b != NULL)
+				put_bridge_notrack(b, j, &j->subnets[i], comment);
+		}
+		if (!j->nat)
+			continue;
 		snprintf(comment, sizeof(comment), "cell-bridge:%s:%s", j->bridge, net);
 		if (peek_has(pk, comment))
 			continue;

@@ -8,10 +8,10 @@
  * text), sent as one batch per call, which the kernel commits
  * atomically: all in or none.  A jail's own rules (its published ports)
  * carry the comment "cell:KEY"; a bridge's (its masquerading, the drop
- * towards other bridges) "cell-bridge:NAME" and
- * "cell-bridge:NAME:NETWORK", made by the first jail on the bridge that
- * needs them and removed with the bridge.  Rules are found again by
- * their comment in a dump of the table's rules and deleted by handle.
+ * towards other bridges, no conntrack within it) "cell-bridge:NAME",
+ * "cell-bridge:NAME:NETWORK" and "cell-bridge:NAME:notrack:NETWORK", made by the first jail on the
+ * bridge that needs them and removed with the bridge.  Rules are found again by their comment in a
+ * dump of the table's rules and deleted by handle.
  *
  * The dump comes first: a jail whose bridge has its rules already, and
  * no published port, sends no batch, nor does a teardown with nothing
@@ -33,6 +33,8 @@ struct cellnft_jail {
 	bool nat;			/* masquerade SUBNETS leaving by another link */
 	const struct net_addr *subnets; /* the bridge's networks */
 	size_t n_subnets;
+	const struct net_addr *gateways; /* the host's addresses on it */
+	size_t n_gateways;
 	const struct net_publish *publish;
 	size_t n_publish;
 	const struct net_addr *jail4, *jail6; /* the DNAT targets; NULL: none */

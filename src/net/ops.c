@@ -317,6 +317,8 @@ static int add_rules(const struct net_setup *s, struct cell_err *e)
 		.nat = s->nat,
 		.subnets = subnets,
 		.n_subnets = subnets_of(s, subnets),
+		.gateways = s->gateways,
+		.n_gateways = s->n_gateways,
 		.publish = s->publish,
 		.n_publish = s->n_publish,
 		.jail4 = first_of(s->addrs, s->n_addrs, AF_INET),

@@ -579,9 +579,11 @@ bad_setup() {
 	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
 	run outer nft -a list table inet cell
 	local first=$output
-	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$first")" -eq 3 ]
+	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$first")" -eq 5 ]
 	[[ "$first" == *'iifname "cell0" oifname @bridges oifname != "cell0" drop comment "cell-bridge:cell0"'* ]]
 	[[ "$first" == *'ip6 saddr 2001:db8::/64 oifname != "cell0" masquerade comment "cell-bridge:cell0:2001:db8::/64"'* ]]
+	[[ "$first" == *'iifname "cell0" ip daddr 192.0.2.0/24 ip daddr != 192.0.2.1 notrack comment "cell-bridge:cell0:notrack:192.0.2.0/24"'* ]]
+	[[ "$first" == *'iifname "cell0" ip6 daddr 2001:db8::/64 ip6 daddr != 2001:db8::1 notrack comment "cell-bridge:cell0:notrack:2001:db8::/64"'* ]]
 	# The second jail adds nothing: the same rules, the same handles.
 	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
 	run outer nft -a list table inet cell
@@ -590,6 +592,25 @@ bad_setup() {
 	cn teardown --key t-1 --bridge cell0
 	run outer nft -a list table inet cell
 	[ "$output" = "$first" ]
+	cn teardown --key t-2 --bridge cell0
+	assert_nothing_left
+}
+
+@test "conntrack skips what goes between two jails of a bridge, not what goes through its gateway" {
+	[ "$(outer cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null)" = 1 ] ||
+		skip "needs br_netfilter (bridged IPv4 handed to the IP hooks)"
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--nat --publish tcp::8080:80
+	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	retry 5 ping_from "$J2" 192.0.2.2
+	run outer cat /proc/net/nf_conntrack
+	[[ "$output" != *"src=192.0.2.3 dst=192.0.2.2"* ]]
+	# Through the gateway's published port: tracked (DNAT needs it).
+	# Nothing listens: a SYN, answered by a reset, is enough.
+	injail "$J2" busybox nc -w 1 192.0.2.1 8080 </dev/null >/dev/null 2>&1 || true
+	run outer cat /proc/net/nf_conntrack
+	[[ "$output" == *"src=192.0.2.3 dst=192.0.2.1 sport="*" dport=8080 "*"src=192.0.2.2 dst=192.0.2.3 sport=80"* ]]
+	cn teardown --key t-1 --bridge cell0
 	cn teardown --key t-2 --bridge cell0
 	assert_nothing_left
 }
@@ -614,7 +635,7 @@ bad_setup() {
 		[[ "$output" == *"dport $((8080 + i)) dnat ip to 192.0.2.$((10 + i)):80 comment \"cell:p-$i\""* ]]
 		outer ip link show "$(host_if p-$i)" | grep -q 'master cell0'
 	done
-	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$output")" -eq 2 ]
+	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$output")" -eq 3 ]
 	retry 5 ping_from "$OUTER-p1" 192.0.2.16
 	pids=()
 	for i in 1 2 3 4 5 6; do
