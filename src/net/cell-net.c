@@ -3,10 +3,9 @@
  * command line of net-protocol (docs/cell-net.8) parsed into the
  * structures of ops.h, one call, and the result printed.
  *
- * cell-net is its own program, linked dynamically against libmnl (Debian
- * ships it as a shared library only), so that cell stays static and only
- * a bridged jail pays for the dynamic loader.  cell
- * runs it as root in the network namespace of the bridge.  Exit status:
+ * cell-net is its own program, static as cell is (its netlink is its
+ * own: nl.h), so that only a bridged jail carries its code.  cell runs
+ * it as root in the network namespace of the bridge.  Exit status:
  * 0 done (and, where said, one JSON object on stdout), 1 failed (one
  * line on stderr saying what and why; a failed setup has undone itself),
  * 2 a usage error (one line).

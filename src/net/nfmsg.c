@@ -1,5 +1,5 @@
 /*
- * nfmsg.c - nf_tables netlink messages through libmnl.  See nfmsg.h.
+ * nfmsg.c - nf_tables netlink messages.  See nfmsg.h.
  *
  * The attribute names are the kernel's (linux/netfilter/nf_tables.h);
  * which attributes make which rule is what nft 1.0's own batches hold
@@ -41,13 +41,13 @@ static char spill[NFMSG_MSG_MAX];
  * the nf_tables subsystem. */
 static void put_marker(struct nfmsg_batch *b, int type, unsigned int seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(b->buf + b->len);
+	struct nlmsghdr *nlh = nlm_put_header(b->buf + b->len);
 	struct nfgenmsg *nfg;
 
 	nlh->nlmsg_type = (uint16_t)type;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	nlh->nlmsg_seq = seq;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg = nlm_put_extra(nlh, sizeof(*nfg));
 	nfg->nfgen_family = AF_UNSPEC;
 	nfg->version = NFNETLINK_V0;
 	nfg->res_id = htons(NFNL_SUBSYS_NFTABLES);
@@ -83,11 +83,11 @@ struct nlmsghdr *nfmsg_request(struct nfmsg_batch *b, int type, uint16_t flags, 
 		at = spill;
 		b->full = true;
 	}
-	b->at = mnl_nlmsg_put_header(at);
+	b->at = nlm_put_header(at);
 	b->at->nlmsg_type = (uint16_t)((NFNL_SUBSYS_NFTABLES << 8) | type);
 	b->at->nlmsg_flags = (uint16_t)(NLM_F_REQUEST | NLM_F_ACK | flags);
 	b->at->nlmsg_seq = (unsigned int)b->n; /* made absolute when sent */
-	nfg = mnl_nlmsg_put_extra_header(b->at, sizeof(*nfg));
+	nfg = nlm_put_extra(b->at, sizeof(*nfg));
 	nfg->nfgen_family = NFPROTO_INET;
 	nfg->version = NFNETLINK_V0;
 	nfg->res_id = 0;
@@ -106,11 +106,10 @@ struct answers {
 
 static void read_answer(const struct nlmsghdr *nlh, struct answers *a)
 {
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	const struct nlmsgerr *err = nlm_payload(nlh);
 	size_t which;
 
-	if (nlh->nlmsg_type != NLMSG_ERROR ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct nlmsgerr))
+	if (nlh->nlmsg_type != NLMSG_ERROR || nlm_payload_len(nlh) < sizeof(struct nlmsgerr))
 		return;
 	which = nlh->nlmsg_seq - a->seq0;
 	if (which > a->n + 1)
@@ -129,7 +128,7 @@ static int read_answers(struct rtnl *nl, struct answers *a, struct cell_err *e)
 	static char buf[32768];
 
 	for (;;) {
-		ssize_t n = recv(mnl_socket_get_fd(nl->nl), buf, sizeof(buf), MSG_DONTWAIT);
+		ssize_t n = recv(nl->sock.fd, buf, sizeof(buf), MSG_DONTWAIT);
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		int left = (int)n;
 
@@ -139,7 +138,7 @@ static int read_answers(struct rtnl *nl, struct answers *a, struct cell_err *e)
 			return 0;
 		if (n < 0)
 			return cell_err_set(e, errno, "read the answers");
-		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
+		for (; nlm_ok(nlh, left); nlh = nlm_next(nlh, &left))
 			read_answer(nlh, a);
 	}
 }
@@ -152,9 +151,8 @@ static int fit_sndbuf(struct rtnl *nl, size_t len, struct cell_err *e)
 
 	if (len < 128 * 1024)
 		return 0;
-	if (setsockopt(mnl_socket_get_fd(nl->nl), SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) <
-		    0 &&
-	    setsockopt(mnl_socket_get_fd(nl->nl), SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) < 0)
+	if (setsockopt(nl->sock.fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0 &&
+	    setsockopt(nl->sock.fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) < 0)
 		return cell_err_set(e, errno, "netlink send buffer");
 	return 0;
 }
@@ -185,11 +183,10 @@ int nfmsg_send(struct nfmsg_batch *b, struct rtnl *nl, const char *what, struct 
 	number(b);
 	/* Acknowledgements without the request they answer: an error for
 	 * each of hundreds of rules must not overflow the receive buffer. */
-	if (setsockopt(mnl_socket_get_fd(nl->nl), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) <
-		    0 ||
+	if (setsockopt(nl->sock.fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
 	    fit_sndbuf(nl, b->len, e) < 0)
 		return cell_err_prefix(e, "nftables: %s", what);
-	if (mnl_socket_sendto(nl->nl, b->buf, b->len) < 0)
+	if (nls_send(&nl->sock, b->buf, b->len) < 0)
 		return cell_err_set(e, errno, "nftables: %s", what);
 	if (read_answers(nl, &a, e) < 0)
 		return cell_err_prefix(e, "nftables: %s", what);
@@ -209,8 +206,8 @@ void nfmsg_table_add(struct nfmsg_batch *b, const char *table)
 {
 	struct nlmsghdr *nlh = nfmsg_request(b, NFT_MSG_NEWTABLE, NLM_F_CREATE, "add table");
 
-	mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, table);
-	mnl_attr_put_u32(nlh, NFTA_TABLE_FLAGS, 0);
+	nla_put_strz(nlh, NFTA_TABLE_NAME, table);
+	nla_put_u32(nlh, NFTA_TABLE_FLAGS, 0);
 }
 
 void nfmsg_chain_add(struct nfmsg_batch *b, const char *table, const char *name, const char *type,
@@ -219,14 +216,14 @@ void nfmsg_chain_add(struct nfmsg_batch *b, const char *table, const char *name,
 	struct nlmsghdr *nlh = nfmsg_request(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE, "add chain");
 	struct nlattr *h;
 
-	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, table);
-	mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, name);
-	mnl_attr_put_strz(nlh, NFTA_CHAIN_TYPE, type);
-	mnl_attr_put_u32(nlh, NFTA_CHAIN_POLICY, htonl(NF_ACCEPT));
-	h = mnl_attr_nest_start(nlh, NFTA_CHAIN_HOOK);
-	mnl_attr_put_u32(nlh, NFTA_HOOK_HOOKNUM, htonl((uint32_t)hook));
-	mnl_attr_put_u32(nlh, NFTA_HOOK_PRIORITY, htonl((uint32_t)priority));
-	mnl_attr_nest_end(nlh, h);
+	nla_put_strz(nlh, NFTA_CHAIN_TABLE, table);
+	nla_put_strz(nlh, NFTA_CHAIN_NAME, name);
+	nla_put_strz(nlh, NFTA_CHAIN_TYPE, type);
+	nla_put_u32(nlh, NFTA_CHAIN_POLICY, htonl(NF_ACCEPT));
+	h = nla_nest_start(nlh, NFTA_CHAIN_HOOK);
+	nla_put_u32(nlh, NFTA_HOOK_HOOKNUM, htonl((uint32_t)hook));
+	nla_put_u32(nlh, NFTA_HOOK_PRIORITY, htonl((uint32_t)priority));
+	nla_nest_end(nlh, h);
 }
 
 void nfmsg_ifname_set_add(struct nfmsg_batch *b, const char *table, const char *set,
@@ -238,13 +235,13 @@ void nfmsg_ifname_set_add(struct nfmsg_batch *b, const char *table, const char *
 	uint32_t order = BYTEORDER_HOST_ENDIAN;
 
 	memcpy(udata + 2, &order, sizeof(order));
-	mnl_attr_put_strz(nlh, NFTA_SET_TABLE, table);
-	mnl_attr_put_strz(nlh, NFTA_SET_NAME, set);
-	mnl_attr_put_u32(nlh, NFTA_SET_FLAGS, 0);
-	mnl_attr_put_u32(nlh, NFTA_SET_KEY_TYPE, htonl(NFT_TYPE_IFNAME));
-	mnl_attr_put_u32(nlh, NFTA_SET_KEY_LEN, htonl(IFNAMSIZ));
-	mnl_attr_put_u32(nlh, NFTA_SET_ID, htonl(set_id));
-	mnl_attr_put(nlh, NFTA_SET_USERDATA, sizeof(udata), udata);
+	nla_put_strz(nlh, NFTA_SET_TABLE, table);
+	nla_put_strz(nlh, NFTA_SET_NAME, set);
+	nla_put_u32(nlh, NFTA_SET_FLAGS, 0);
+	nla_put_u32(nlh, NFTA_SET_KEY_TYPE, htonl(NFT_TYPE_IFNAME));
+	nla_put_u32(nlh, NFTA_SET_KEY_LEN, htonl(IFNAMSIZ));
+	nla_put_u32(nlh, NFTA_SET_ID, htonl(set_id));
+	nla_put(nlh, NFTA_SET_USERDATA, sizeof(udata), udata);
 }
 
 /* An interface name as nft keys and compares it: IFNAMSIZ bytes,
@@ -258,10 +255,10 @@ static void ifname_key(const char *name, char key[IFNAMSIZ])
 /* DATA as an nft_data value, in nest TYPE. */
 static void put_value(struct nlmsghdr *nlh, int type, const void *data, size_t len)
 {
-	struct nlattr *d = mnl_attr_nest_start(nlh, (uint16_t)type);
+	struct nlattr *d = nla_nest_start(nlh, (uint16_t)type);
 
-	mnl_attr_put(nlh, NFTA_DATA_VALUE, len, data);
-	mnl_attr_nest_end(nlh, d);
+	nla_put(nlh, NFTA_DATA_VALUE, len, data);
+	nla_nest_end(nlh, d);
 }
 
 void nfmsg_ifname_elem(struct nfmsg_batch *b, bool add, const char *table, const char *set,
@@ -274,39 +271,39 @@ void nfmsg_ifname_elem(struct nfmsg_batch *b, bool add, const char *table, const
 	char key[IFNAMSIZ];
 
 	ifname_key(ifname, key);
-	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, table);
-	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set);
+	nla_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, table);
+	nla_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set);
 	if (add)
-		mnl_attr_put_u32(nlh, NFTA_SET_ELEM_LIST_SET_ID, htonl(set_id));
-	list = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
-	elem = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+		nla_put_u32(nlh, NFTA_SET_ELEM_LIST_SET_ID, htonl(set_id));
+	list = nla_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+	elem = nla_nest_start(nlh, NFTA_LIST_ELEM);
 	put_value(nlh, NFTA_SET_ELEM_KEY, key, sizeof(key));
-	mnl_attr_nest_end(nlh, elem);
-	mnl_attr_nest_end(nlh, list);
+	nla_nest_end(nlh, elem);
+	nla_nest_end(nlh, list);
 }
 
 void nfmsg_rule_delete(struct nfmsg_batch *b, const char *table, const char *chain, uint64_t handle)
 {
 	struct nlmsghdr *nlh = nfmsg_request(b, NFT_MSG_DELRULE, 0, "delete rule");
 
-	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table);
-	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain);
-	mnl_attr_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(handle));
+	nla_put_strz(nlh, NFTA_RULE_TABLE, table);
+	nla_put_strz(nlh, NFTA_RULE_CHAIN, chain);
+	nla_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(handle));
 }
 
 void nfmsg_chain_delete(struct nfmsg_batch *b, const char *table, const char *chain)
 {
 	struct nlmsghdr *nlh = nfmsg_request(b, NFT_MSG_DELCHAIN, 0, "delete chain");
 
-	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, table);
-	mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, chain);
+	nla_put_strz(nlh, NFTA_CHAIN_TABLE, table);
+	nla_put_strz(nlh, NFTA_CHAIN_NAME, chain);
 }
 
 void nfmsg_table_delete(struct nfmsg_batch *b, const char *table)
 {
 	struct nlmsghdr *nlh = nfmsg_request(b, NFT_MSG_DELTABLE, 0, "delete table");
 
-	mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, table);
+	nla_put_strz(nlh, NFTA_TABLE_NAME, table);
 }
 
 void nfmsg_rule_begin(struct nfmsg_batch *b, const char *table, const char *chain)
@@ -314,9 +311,9 @@ void nfmsg_rule_begin(struct nfmsg_batch *b, const char *table, const char *chai
 	struct nlmsghdr *nlh =
 		nfmsg_request(b, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND, "add rule");
 
-	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table);
-	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain);
-	b->list = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
+	nla_put_strz(nlh, NFTA_RULE_TABLE, table);
+	nla_put_strz(nlh, NFTA_RULE_CHAIN, chain);
+	b->list = nla_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
 }
 
 void nfmsg_rule_end(struct nfmsg_batch *b, const char *comment)
@@ -324,7 +321,7 @@ void nfmsg_rule_end(struct nfmsg_batch *b, const char *comment)
 	unsigned char udata[2 + 255];
 	size_t len = strlen(comment) + 1;
 
-	mnl_attr_nest_end(b->at, b->list);
+	nla_nest_end(b->at, b->list);
 	b->list = NULL;
 	if (len > 255)
 		len = 255;
@@ -332,7 +329,7 @@ void nfmsg_rule_end(struct nfmsg_batch *b, const char *comment)
 	udata[1] = (unsigned char)len;
 	memcpy(udata + 2, comment, len - 1);
 	udata[1 + len] = '\0';
-	mnl_attr_put(b->at, NFTA_RULE_USERDATA, 2 + len, udata);
+	nla_put(b->at, NFTA_RULE_USERDATA, 2 + len, udata);
 }
 
 /* --- expressions --- */
@@ -341,22 +338,22 @@ void nfmsg_rule_end(struct nfmsg_batch *b, const char *comment)
  * expr_end(). */
 static struct nlattr *expr_begin(struct nfmsg_batch *b, const char *name, struct nlattr **data)
 {
-	struct nlattr *elem = mnl_attr_nest_start(b->at, NFTA_LIST_ELEM);
+	struct nlattr *elem = nla_nest_start(b->at, NFTA_LIST_ELEM);
 
-	mnl_attr_put_strz(b->at, NFTA_EXPR_NAME, name);
-	*data = mnl_attr_nest_start(b->at, NFTA_EXPR_DATA);
+	nla_put_strz(b->at, NFTA_EXPR_NAME, name);
+	*data = nla_nest_start(b->at, NFTA_EXPR_DATA);
 	return elem;
 }
 
 static void expr_end(struct nfmsg_batch *b, struct nlattr *elem, struct nlattr *data)
 {
-	mnl_attr_nest_end(b->at, data);
-	mnl_attr_nest_end(b->at, elem);
+	nla_nest_end(b->at, data);
+	nla_nest_end(b->at, elem);
 }
 
 static void put_be32(struct nfmsg_batch *b, int type, uint32_t value)
 {
-	mnl_attr_put_u32(b->at, (uint16_t)type, htonl(value));
+	nla_put_u32(b->at, (uint16_t)type, htonl(value));
 }
 
 void nfx_meta(struct nfmsg_batch *b, uint32_t key, uint32_t dreg)
@@ -426,7 +423,7 @@ void nfx_lookup(struct nfmsg_batch *b, const char *set, uint32_t set_id, uint32_
 	struct nlattr *data, *elem = expr_begin(b, "lookup", &data);
 
 	put_be32(b, NFTA_LOOKUP_SREG, sreg);
-	mnl_attr_put_strz(b->at, NFTA_LOOKUP_SET, set);
+	nla_put_strz(b->at, NFTA_LOOKUP_SET, set);
 	put_be32(b, NFTA_LOOKUP_SET_ID, set_id);
 	expr_end(b, elem, data);
 }
@@ -446,11 +443,11 @@ void nfx_verdict(struct nfmsg_batch *b, int verdict)
 	struct nlattr *d, *v;
 
 	put_be32(b, NFTA_IMMEDIATE_DREG, NFMSG_REG_VERDICT);
-	d = mnl_attr_nest_start(b->at, NFTA_IMMEDIATE_DATA);
-	v = mnl_attr_nest_start(b->at, NFTA_DATA_VERDICT);
+	d = nla_nest_start(b->at, NFTA_IMMEDIATE_DATA);
+	v = nla_nest_start(b->at, NFTA_DATA_VERDICT);
 	put_be32(b, NFTA_VERDICT_CODE, (uint32_t)verdict);
-	mnl_attr_nest_end(b->at, v);
-	mnl_attr_nest_end(b->at, d);
+	nla_nest_end(b->at, v);
+	nla_nest_end(b->at, d);
 	expr_end(b, elem, data);
 }
 

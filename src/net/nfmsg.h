@@ -1,5 +1,5 @@
 /*
- * nfmsg.h - nf_tables netlink messages, built by hand through libmnl:
+ * nfmsg.h - nf_tables netlink messages, built by hand (nl.h):
  * a batch of requests (tables, chains, sets, elements, rules and their
  * deletion), the expressions a rule is made of, and the batch sent and
  * its answers read.
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <libmnl/libmnl.h>
+#include "nl.h"
 
 #include "err.h"
 #include "rtnl.h"
@@ -54,7 +54,7 @@ void nfmsg_begin(struct nfmsg_batch *b);
 
 /* A request of TYPE (NFT_MSG_*) with FLAGS (besides NLM_F_REQUEST and
  * NLM_F_ACK) for family inet; WHAT (a literal) names it in errors.  Its
- * attributes follow through mnl_attr_put*(b->at, ...). */
+ * attributes follow through nla_put*(b->at, ...). */
 struct nlmsghdr *nfmsg_request(struct nfmsg_batch *b, int type, uint16_t flags, const char *what);
 
 /* Sends the batch (its end message first added) on NL, a

@@ -85,11 +85,11 @@ struct peek {
 /* An attribute's string into BUF, cut to fit and always terminated. */
 static void attr_str(const struct nlattr *a, char *buf, size_t size)
 {
-	size_t len = mnl_attr_get_payload_len(a);
+	size_t len = nla_len(a);
 
 	if (len >= size)
 		len = size - 1;
-	memcpy(buf, mnl_attr_get_payload(a), len);
+	memcpy(buf, nla_data(a), len);
 	buf[len] = '\0';
 }
 
@@ -97,8 +97,8 @@ static void attr_str(const struct nlattr *a, char *buf, size_t size)
  * comment is type 0, NUL included. */
 static void peek_comment(const struct nlattr *udata, char *out)
 {
-	const unsigned char *p = mnl_attr_get_payload(udata);
-	size_t len = mnl_attr_get_payload_len(udata);
+	const unsigned char *p = nla_data(udata);
+	size_t len = nla_len(udata);
 
 	out[0] = '\0';
 	while (len >= 2 && (size_t)p[1] + 2 <= len) {
@@ -119,17 +119,18 @@ static int peek_rule(const struct nlmsghdr *nlh, void *data)
 	struct peek *pk = data;
 	struct seen_rule *r;
 	const struct nlattr *a;
+	int left;
 	char chain[CHAIN_MAX];
 
 	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWRULE)
-		return MNL_CB_OK;
+		return NL_CB_OK;
 	if (pk->n_rules == pk->cap) {
 		size_t cap = pk->cap ? pk->cap * 2 : 64;
 		void *more = realloc(pk->rules, cap * sizeof(*pk->rules));
 
 		if (more == NULL) {
 			pk->oom = true;
-			return MNL_CB_ERROR;
+			return NL_CB_ERROR;
 		}
 		pk->rules = more;
 		pk->cap = cap;
@@ -137,41 +138,41 @@ static int peek_rule(const struct nlmsghdr *nlh, void *data)
 	r = &pk->rules[pk->n_rules++];
 	memset(r, 0, sizeof(*r));
 	r->chain = -1;
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	nla_for_each(a, nlh, sizeof(struct nfgenmsg), left)
 	{
-		if (mnl_attr_get_type(a) == NFTA_RULE_USERDATA) {
+		if (nla_type(a) == NFTA_RULE_USERDATA) {
 			peek_comment(a, r->comment);
-		} else if (mnl_attr_get_type(a) == NFTA_RULE_CHAIN) {
+		} else if (nla_type(a) == NFTA_RULE_CHAIN) {
 			attr_str(a, chain, sizeof(chain));
 			r->chain = chain_slot(chain);
-		} else if (mnl_attr_get_type(a) == NFTA_RULE_HANDLE &&
-			   mnl_attr_get_payload_len(a) == sizeof(uint64_t)) {
-			r->handle = be64toh(mnl_attr_get_u64(a));
+		} else if (nla_type(a) == NFTA_RULE_HANDLE && nla_len(a) == sizeof(uint64_t)) {
+			r->handle = be64toh(nla_u64(a));
 		}
 	}
-	return MNL_CB_OK;
+	return NL_CB_OK;
 }
 
 static int peek_chain(const struct nlmsghdr *nlh, void *data)
 {
 	struct peek *pk = data;
 	const struct nlattr *a;
+	int left;
 	char name[CHAIN_MAX];
 
 	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWCHAIN)
-		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+		return NL_CB_OK;
+	nla_for_each(a, nlh, sizeof(struct nfgenmsg), left)
 	{
 		int slot;
 
-		if (mnl_attr_get_type(a) != NFTA_CHAIN_NAME)
+		if (nla_type(a) != NFTA_CHAIN_NAME)
 			continue;
 		attr_str(a, name, sizeof(name));
 		slot = chain_slot(name);
 		if (slot >= 0)
 			pk->chain[slot] = true;
 	}
-	return MNL_CB_OK;
+	return NL_CB_OK;
 }
 
 /* Whether ELEMS (NFTA_SET_ELEM_LIST_ELEMENTS) holds interface NAME. */
@@ -179,19 +180,19 @@ static bool elems_have(const struct nlattr *elems, const char *name)
 {
 	const struct nlattr *elem, *a, *v;
 	char key[IFNAMSIZ] = {0};
+	int l1, l2, l3;
 
 	strncpy(key, name, IFNAMSIZ - 1);
-	mnl_attr_for_each_nested(elem, elems)
+	nla_for_each_nested(elem, elems, l1)
 	{
-		mnl_attr_for_each_nested(a, elem)
+		nla_for_each_nested(a, elem, l2)
 		{
-			if (mnl_attr_get_type(a) != NFTA_SET_ELEM_KEY)
+			if (nla_type(a) != NFTA_SET_ELEM_KEY)
 				continue;
-			mnl_attr_for_each_nested(v, a)
+			nla_for_each_nested(v, a, l3)
 			{
-				if (mnl_attr_get_type(v) == NFTA_DATA_VALUE &&
-				    mnl_attr_get_payload_len(v) == IFNAMSIZ &&
-				    memcmp(mnl_attr_get_payload(v), key, IFNAMSIZ) == 0)
+				if (nla_type(v) == NFTA_DATA_VALUE && nla_len(v) == IFNAMSIZ &&
+				    memcmp(nla_data(v), key, IFNAMSIZ) == 0)
 					return true;
 			}
 		}
@@ -203,32 +204,33 @@ static int peek_elems(const struct nlmsghdr *nlh, void *data)
 {
 	struct peek *pk = data;
 	const struct nlattr *a;
+	int left;
 
 	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWSETELEM)
-		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+		return NL_CB_OK;
+	nla_for_each(a, nlh, sizeof(struct nfgenmsg), left)
 	{
-		if (mnl_attr_get_type(a) == NFTA_SET_ELEM_LIST_ELEMENTS && elems_have(a, pk->elem))
+		if (nla_type(a) == NFTA_SET_ELEM_LIST_ELEMENTS && elems_have(a, pk->elem))
 			pk->has_elem = true;
 	}
-	return MNL_CB_OK;
+	return NL_CB_OK;
 }
 
 /* An nf_tables request of TYPE about the table, to be sent. */
 static struct nlmsghdr *nft_request(char *buf, int type, unsigned short flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = nlm_put_header(buf);
 	struct nfgenmsg *nfg;
 
 	nlh->nlmsg_type = (NFNL_SUBSYS_NFTABLES << 8) | type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg = nlm_put_extra(nlh, sizeof(*nfg));
 	nfg->nfgen_family = NFPROTO_INET;
 	nfg->version = NFNETLINK_V0;
 	/* NFTA_TABLE_NAME, NFTA_RULE_TABLE, NFTA_CHAIN_TABLE and
 	 * NFTA_SET_ELEM_LIST_TABLE are all attribute 1: a dump of the
 	 * table's objects alone. */
-	mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, TABLE);
+	nla_put_strz(nlh, NFTA_TABLE_NAME, TABLE);
 	return nlh;
 }
 
@@ -263,7 +265,7 @@ static int peek_tidy(struct rtnl *nl, struct peek *pk, const char *bridge, struc
 		return 0;
 	pk->elem = bridge;
 	nlh = nft_request(buf, NFT_MSG_GETSETELEM, NLM_F_DUMP);
-	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, SET);
+	nla_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, SET);
 	if (nl_talk(nl, nlh, peek_elems, pk, e) < 0 && e->errnum != ENOENT)
 		return -1;
 	cell_err_clear(e);
@@ -586,7 +588,7 @@ static void put_published(struct nfmsg_batch *b, const struct cellnft_jail *j)
 
 int cellnft_add(const struct cellnft_jail *j, struct cell_err *e)
 {
-	struct rtnl nl = {NULL, 0, 0};
+	struct rtnl nl = {{-1, 0}, 0};
 	struct nfmsg_batch b;
 	struct peek pk;
 	int rc = 0;
@@ -642,7 +644,7 @@ static void put_removal(struct nfmsg_batch *b, const struct peek *pk, const char
 
 int cellnft_remove(const char *key, const char *bridge_gone, struct cell_err *e)
 {
-	struct rtnl nl = {NULL, 0, 0};
+	struct rtnl nl = {{-1, 0}, 0};
 	struct nfmsg_batch b;
 	struct peek pk;
 	bool mine = false;

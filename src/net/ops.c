@@ -276,7 +276,7 @@ static int jail_side_on(struct rtnl *jail, const struct net_setup *s, struct cel
  * namespace; nothing to undo here: they go with the veth. */
 static int jail_side(int nsfd, const struct net_setup *s, struct cell_err *e)
 {
-	struct rtnl jail = {NULL, 0, 0};
+	struct rtnl jail = {{-1, 0}, 0};
 	int rc;
 
 	if (rtnl_open_in(&jail, nsfd, e) < 0)
@@ -434,7 +434,7 @@ static int setup_steps(const struct net_setup *s, int nsfd, struct net_setup_res
 
 int net_setup(const struct net_setup *s, struct net_setup_result *res, struct cell_err *e)
 {
-	struct rtnl host = {NULL, 0, 0};
+	struct rtnl host = {{-1, 0}, 0};
 	struct undo u;
 	int lock, nsfd, rc = -1;
 
@@ -539,7 +539,7 @@ static int teardown_steps(struct rtnl *host, const char *key, const char *bridge
 
 int net_teardown(const char *key, const char *bridge, struct cell_err *e)
 {
-	struct rtnl host = {NULL, 0, 0};
+	struct rtnl host = {{-1, 0}, 0};
 	int lock, rc = -1;
 
 	lock = take_lock(e);
@@ -606,7 +606,7 @@ static int addr_change_on(struct rtnl *jail, int index, bool add, const char *if
 int net_addr_change(bool add, const char *netns, const char *ifname, const struct net_addr *a,
 		    const struct net_addr *gw, struct cell_err *e)
 {
-	struct rtnl jail = {NULL, 0, 0};
+	struct rtnl jail = {{-1, 0}, 0};
 	struct rtnl_link l;
 	int rc;
 
@@ -621,7 +621,7 @@ int net_addr_change(bool add, const char *netns, const char *ifname, const struc
 
 int net_stats(const char *netns, const char *ifname, struct net_stats *st, struct cell_err *e)
 {
-	struct rtnl jail = {NULL, 0, 0};
+	struct rtnl jail = {{-1, 0}, 0};
 	int rc;
 
 	memset(st, 0, sizeof(*st));

@@ -1,5 +1,5 @@
 /*
- * rtnl.h - the rtnetlink requests cell-net makes, through libmnl: links
+ * rtnl.h - the rtnetlink requests cell-net makes (nl.h): links
  * (a bridge, a veth pair whose peer is born in another namespace),
  * addresses, default routes, and a link's counters.
  *
@@ -17,11 +17,10 @@
 #include "addr.h"
 #include "err.h"
 
-#include <libmnl/libmnl.h>
+#include "nl.h"
 
 struct rtnl {
-	struct mnl_socket *nl;
-	unsigned int portid;
+	struct nl_sock sock;
 	unsigned int seq;
 };
 
@@ -51,7 +50,7 @@ int nl_open(struct rtnl *r, int bus, struct cell_err *e);
 /* Sends NLH and reads the answer, each message through CB (if any),
  * until the acknowledgement or the end of a dump.  The error is the
  * reason alone (strerror), errno in e->errnum. */
-int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, struct cell_err *e);
+int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, nl_cb cb, void *data, struct cell_err *e);
 /* A socket in the namespace of NSFD (setns there, socket, setns back). */
 int rtnl_open_in(struct rtnl *r, int nsfd, struct cell_err *e);
 void rtnl_close(struct rtnl *r);
