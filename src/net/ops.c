@@ -515,8 +515,8 @@ static int veth_release(struct rtnl *host, const char *key, struct cell_err *e)
 	/* The jail's namespace released (its processes gone): the kernel
 	 * deletes the veth with it, both ends, soon and without anyone
 	 * waiting.  Deleting it here would wait out the RCU grace periods
-	 * of unregistering a device (about 15 ms), at the end of every
-	 * foreground jail. */
+	 * of unregistering a device (15 ms and more) where the kernel's
+	 * worker has not begun. */
 	if (rtnl_peer_alive(host, &l, &alive, e) < 0)
 		return cell_err_prefix(e, "veth %s: its jail's namespace", name);
 	if (alive && rtnl_link_del(host, l.index, e) < 0 && e->errnum != ENODEV)
