@@ -422,8 +422,8 @@ static int setup_steps(const struct net_setup *s, int nsfd, struct net_setup_res
 	    jail_side(nsfd, s, e) < 0)
 		return -1;
 	/* No --nat and no --publish: no rule, and no nf_tables work at
-	 * all.  (With them, libnftables is loaded only when a rule is
-	 * missing: nft.c.) */
+	 * all.  (With them, a batch is sent only when a rule is missing:
+	 * nft.c.) */
 	if (s->nat || s->n_publish > 0) {
 		u->rules = true;
 		if (add_rules(s, e) < 0)
