@@ -152,8 +152,8 @@ static int helper_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t 
 	    (netns_fd >= 0 &&
 	     (rc = posix_spawn_file_actions_adddup2(fa, netns_fd, HELPER_NETNS_FD)) != 0))
 		return rc;
-	return posix_spawn_file_actions_addclosefrom_np(fa, netns_fd >= 0 ? HELPER_NETNS_FD + 1
-									   : 3);
+	return posix_spawn_file_actions_addclosefrom_np(fa,
+							netns_fd >= 0 ? HELPER_NETNS_FD + 1 : 3);
 }
 
 /* cell-net started as PATH with ARGV (above).  posix_spawn(): the child
