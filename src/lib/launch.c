@@ -602,7 +602,8 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
 	    open_joined(l, e) < 0 || policy_build(s, &l->child.policy, e) < 0)
 		return -1;
-	return 0;
+	/* --net slirp: its program found, or the one clear error. */
+	return slirp_find(&l->net.slirp, s, e);
 }
 
 static void undo_prepare(struct launch *l)
@@ -764,9 +765,10 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	if (c->own.helper > 0 && ns_own_finish(&c->own, e) < 0)
 		return -1;
 	/* The network namespace made with the jail's user namespace is
-	 * the jail's before its first process has joined it: cell-net gets
-	 * this one, not what /proc/PID/ns/net says at that moment. */
-	if (l->net.bridged && c->own.net >= 0 &&
+	 * the jail's before its first process has joined it: cell-net (or
+	 * the slirp program) gets this one, not what /proc/PID/ns/net says
+	 * at that moment. */
+	if (net_has_stage(&l->net) && c->own.net >= 0 &&
 	    (l->netns_fd = fcntl(c->own.net, F_DUPFD_CLOEXEC, 3)) < 0)
 		return cell_err_set(e, errno, "jail %s: its network namespace", s->name);
 	return 0;
@@ -824,14 +826,14 @@ static int stage_address(struct launch *l, struct cell_err *e)
 	return net_write_files(l->jail.dirfd, s, &l->net, e);
 }
 
-/* net: cell-net setup, with the jail's namespace made and its first
- * process waiting for "go" (sync 1). */
+/* net: cell-net setup, or the slirp program started, with the jail's
+ * namespace made and its first process waiting for "go" (sync 1). */
 static int stage_net(struct launch *l, struct cell_err *e)
 {
 	cleanup_close int own = -1;
 	char path[64];
 
-	if (!l->net.bridged)
+	if (!net_has_stage(&l->net))
 		return 0;
 	if (l->netns_fd < 0) {
 		/* Made by the clone itself: the child's already. */
@@ -842,6 +844,9 @@ static int stage_net(struct launch *l, struct cell_err *e)
 					    l->spec->name);
 	}
 	testpoint_pause("run:net");
+	if (l->net.slirp.on)
+		return slirp_start(&l->net.slirp, l->spec, l->jail.dirfd,
+				   l->netns_fd >= 0 ? l->netns_fd : own, l->r.pidfd, e);
 	if (net_setup(&l->net, l->spec, l->netns_fd >= 0 ? l->netns_fd : own, e) < 0)
 		return -1;
 	testpoint_pause("run:net-made");
