@@ -832,6 +832,7 @@ static int stage_net(struct launch *l, struct cell_err *e)
 {
 	cleanup_close int own = -1;
 	char path[64];
+	int fd, ret;
 
 	if (!net_has_stage(&l->net))
 		return 0;
@@ -844,10 +845,12 @@ static int stage_net(struct launch *l, struct cell_err *e)
 					    l->spec->name);
 	}
 	testpoint_pause("run:net");
+	fd = l->netns_fd >= 0 ? l->netns_fd : own;
 	if (l->net.slirp.on)
-		return slirp_start(&l->net.slirp, l->spec, l->jail.dirfd,
-				   l->netns_fd >= 0 ? l->netns_fd : own, l->r.pidfd, e);
-	if (net_setup(&l->net, l->spec, l->netns_fd >= 0 ? l->netns_fd : own, e) < 0)
+		ret = slirp_start(&l->net.slirp, l->spec, l->jail.dirfd, fd, l->r.pidfd, e);
+	else
+		ret = net_setup(&l->net, l->spec, fd, e);
+	if (ret < 0)
 		return -1;
 	testpoint_pause("run:net-made");
 	return 0;
