@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "cli.h"
 #include "param.h"
+#include "rootless.h"
 #include "spec.h"
 #include "store.h"
 
@@ -135,7 +137,9 @@ static void usage(FILE *out)
 		     "IPC and network, held to a security policy and to limits.\n"
 		     "\n"
 		     "Global options:\n"
-		     "  --root DIR     state directory (default " DEFAULT_ROOT ")\n"
+		     "  --root DIR     state directory (default " DEFAULT_ROOT
+		     "; without root $XDG_RUNTIME_DIR/cell,\n"
+		     "                 else /tmp/cell-UID)\n"
 		     "  -h, --help     show this help\n"
 		     "  -V, --version  show the version\n"
 		     "\n"
@@ -171,6 +175,7 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_global g = {.root = DEFAULT_ROOT};
+	static char rootless_root[PATH_MAX];
 	char *absolute = NULL;
 	const char *prog = argv[0] != NULL ? strrchr(argv[0], '/') : NULL;
 	int c, ret;
@@ -208,6 +213,15 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		usage(stderr);
 		return CELL_EXIT_ERROR;
+	}
+	/* Without privilege over the host, the user's own state root. */
+	if (!g.root_given && rootless()) {
+		struct cell_err e;
+
+		cell_err_clear(&e);
+		if (rootless_state_root("cell", rootless_root, sizeof(rootless_root), &e) < 0)
+			return cli_fail(argv[optind], &e);
+		g.root = rootless_root;
 	}
 	/* Absolute now, once: a process of cell's that works from another
 	 * directory (the --rm watcher, from "/"; up, from its file's) must

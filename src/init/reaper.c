@@ -156,15 +156,8 @@ __asm__(".text\n"
 #define CLOCK_REALTIME	0
 #define CLOCK_MONOTONIC 1
 
-/* FLAGS: which descriptors cell left (see the top). */
-#define HAS_GATE     1
-#define HAS_STATUS   2
-#define HAS_RESTARTS 4
-#define HAS_STDOUT   8
-#define HAS_STDERR   16
-#define HAS_TTY	     32 /* 0 is the jail's terminal: each payload its foreground */
-
-enum { FD_GATE = 3, FD_STATUS = 5, FD_RESTARTS = 6, FD_STDOUT = 7, FD_STDERR = 8, FD_LOG0 = 9 };
+/* The descriptors' places and FLAGS's bits (see the top). */
+#include "reaper_abi.h"
 
 #define MS	    (1000LL * 1000)
 #define SEC	    (1000LL * MS)

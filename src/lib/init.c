@@ -10,6 +10,7 @@
  * allocated.
  */
 #include "init.h"
+#include "../init/reaper_abi.h"
 
 #include <errno.h>
 #include <linux/close_range.h>
@@ -71,26 +72,6 @@ int init_memfd(struct cell_err *e)
 	return fd;
 }
 
-/* The fixed places reaper.c reads them from. */
-enum {
-	FD_GATE = 3,
-	FD_MEMFD = 4,
-	FD_STATUS = 5,
-	FD_RESTARTS = 6,
-	FD_OUT = 7,
-	FD_ERR = 8,
-	FD_LOG0 = 9
-};
-/* reaper.c's FLAGS. */
-enum {
-	HAS_GATE = 1,
-	HAS_STATUS = 2,
-	HAS_RESTARTS = 4,
-	HAS_STDOUT = 8,
-	HAS_STDERR = 16,
-	HAS_TTY = 32,
-};
-
 /*
  * Moves PLAN's descriptors to their places.  Every other descriptor of
  * cell's (the state root, the rootfs, the channel) is marked
@@ -106,7 +87,7 @@ static int place_fds(const struct init_plan *plan, int gate, struct cell_err *e)
 
 	const int fixed_src[] = {gate,	       plan->memfd, plan->status_fd, plan->restarts_fd,
 				 plan->out_fd, plan->err_fd};
-	const int fixed_dst[] = {FD_GATE, FD_MEMFD, FD_STATUS, FD_RESTARTS, FD_OUT, FD_ERR};
+	const int fixed_dst[] = {FD_GATE, FD_MEMFD, FD_STATUS, FD_RESTARTS, FD_STDOUT, FD_STDERR};
 
 	for (int i = 0; i < 6; i++)
 		if (fixed_src[i] >= 0) {

@@ -8,6 +8,9 @@
  *   sources, rlimits, the policy
  * state: create + lock the state
  *   directory, its JID                   (store.c)
+ * userns: [rootless: cell becomes root
+ *   of a user namespace of its own,
+ *   mapped by newuidmap or itself]      (rootless.c)
  * ids: [a range of host ids held in
  *   its name; a helper born in the user
  *   namespace, owned by the range, and
@@ -109,6 +112,7 @@
 #include "proc.h"
 #include "record.h"
 #include "rootfs.h"
+#include "rootless.h"
 #include "store.h"
 #include "tty.h"
 #include "uts.h"
@@ -438,6 +442,14 @@ static json_t *state_record(const struct jail_spec *s, const struct launch_opts 
 		return NULL;
 	}
 
+	/* A rootless cell's jail: how its user namespace maps the user's
+	 * ids (rootless.h), for inspect. */
+	if (rec != NULL && s->mech.rootless &&
+	    json_object_set_new(rec, "rootless",
+				json_string(rootless_mapping_name(rootless_mapping()))) < 0) {
+		json_decref(rec);
+		return NULL;
+	}
 	/* A bridged jail's network, as chosen: what its teardown needs. */
 	if (rec != NULL && net_record(rec, net) < 0) {
 		json_decref(rec);
@@ -598,6 +610,11 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
 
+	/* A bridge, its veth and rules are the host's network. */
+	if (s->mech.rootless && s->net == JAIL_NET_BRIDGE)
+		return cell_err_param(
+			e, PARAM_NET, 0, 0,
+			"a bridge needs root (rootless: --net none, host or ns:PATH)");
 	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
 	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
 	    open_joined(l, e) < 0 || policy_build(s, &l->child.policy, e) < 0)
@@ -614,6 +631,18 @@ static void undo_prepare(struct launch *l)
 		close(c->join_fd[i]);
 	c->njoin = 0;
 	policy_free(&c->policy);
+}
+
+/* userns: a rootless cell becomes root of a user namespace of its own,
+ * mapped as the user may (rootless.h); the stages after run in it.  The
+ * checks of prepare and the state root's ran before, in the host's
+ * terms (a --rootfs or state root owned by root or the user).  Nothing to undo: the namespace goes
+ * with cell. */
+static int stage_userns(struct launch *l, struct cell_err *e)
+{
+	if (!l->spec->mech.rootless)
+		return 0;
+	return rootless_enter(NULL, 0, NULL, 0, e);
 }
 
 /* state, for `cell start`: the stopped jail's own directory, which the
@@ -1073,6 +1102,7 @@ struct stage {
 static const struct stage stages[] = {
 	{"prepare", stage_prepare, undo_prepare},
 	{"state", stage_state, undo_state},
+	{"userns", stage_userns, NULL},
 	{"ids", stage_ids, undo_ids},
 	{"cgroups", stage_cgroups, undo_cgroups},
 	{"address", stage_address, NULL},

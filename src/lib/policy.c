@@ -24,6 +24,7 @@
 #include "devices.h"
 #include "landlock.h"
 #include "rlimit.h"
+#include "rootless.h"
 #include "seccomp_oci.h"
 
 #define CAP(c)	CAPS_BIT(CAP_##c)
@@ -184,7 +185,10 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	 * its ids a range of host ids no one else holds (idrange.h), joined
 	 * last, so that it owns none of the jail's other namespaces or
 	 * mounts.  --userns host keeps the host's ids (weaker). */
-	if (s->userns == JAIL_USERNS_PRIVATE) {
+	/* A rootless cell's jail is in cell's own user namespace already
+	 * (rootless.h): it owns every namespace the clone makes. */
+	m->rootless = rootless();
+	if (s->userns == JAIL_USERNS_PRIVATE && !m->rootless) {
 		m->own_userns = true;
 		m->userns_range = true;
 		/* Its network namespace of its own is owned by it: the
@@ -204,8 +208,10 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 	 * keeps mount and the rest forbidden there too. */
 	if (s->allow & JAIL_ALLOW_SET_HOSTNAME) {
 		keep |= CAP(SYS_ADMIN);
-		m->own_userns = true;
-		m->userns_owns |= CLONE_NEWUTS | (own_netns(s) ? CLONE_NEWNET : 0);
+		if (!m->rootless) {
+			m->own_userns = true;
+			m->userns_owns |= CLONE_NEWUTS | (own_netns(s) ? CLONE_NEWNET : 0);
+		}
 	}
 	if (s->allow & JAIL_ALLOW_RAW_SOCKETS)
 		keep |= CAP(NET_RAW);
@@ -230,7 +236,11 @@ int policy_defaults(struct jail_spec *s, struct cell_err *e)
 				       : sizeof(policy_masked) / sizeof(policy_masked[0]);
 	m->mask_ssh_host_keys = s->rootfs == NULL;
 	m->hide_state_root = true;
-	/* Only the standard devices, where device nodes could be found. */
+	/* Only the standard devices, where device nodes could be found.  A
+	 * rootless jail's device nodes are the host's, which the user may
+	 * open anyway, and it has no devices cgroup to hold: none. */
+	if (m->rootless)
+		return 0;
 	return devices_add_standard(s, e);
 }
 
@@ -263,11 +273,11 @@ static bool rule_holds(const struct policy_rule *r, const struct jail_spec *s)
 
 	/* CAP_SYS_ADMIN held in a user namespace of the jail's own counts
 	 * there only: mount and the rest stay the host's to allow. */
-	if (m->own_userns && r->allow != JAIL_ALLOW_SET_HOSTNAME)
+	if ((m->own_userns || m->rootless) && r->allow != JAIL_ALLOW_SET_HOSTNAME)
 		kept &= ~CAP(SYS_ADMIN);
 	/* A range of ids of its own: the jail's user namespace (not in
-	 * ns_new: its helper makes it, ns.h). */
-	unsigned long ns = m->ns_new | (m->userns_range ? CLONE_NEWUSER : 0);
+	 * ns_new: its helper makes it, ns.h); a rootless jail's is cell's. */
+	unsigned long ns = m->ns_new | (m->userns_range || m->rootless ? CLONE_NEWUSER : 0);
 
 	if ((kept & r->caps_dropped) != 0 || (ns & r->ns) != r->ns ||
 	    (m->landlock & r->landlock) != r->landlock ||

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include "cleanup.h"
 #include "param.h"
 #include "rootfs_impl.h"
+#include "rootless.h"
 
 /* Mount points the jail always gets fresh, in the order they are made. */
 static const char *const fresh_dirs[] = {"proc", "dev", "sys", "tmp", "run"};
@@ -463,6 +465,55 @@ static int idmap_tree(int mnt, const struct rootfs_ids *ids, unsigned int attrs)
 }
 
 /*
+ * A rootless cell may not mknod (rootless.h): the host's node of NAME,
+ * bound on an empty file of the jail's /dev (DEV), as bubblewrap and
+ * runc do; only when it is the very device asked for.
+ */
+static int bind_host_node(int dev, const struct rootfs_dev_node *d, struct cell_err *e)
+{
+	char path[32];
+	cleanup_close int mnt = -1, target = -1;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", d->name);
+	mnt = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (mnt < 0 || fstat(mnt, &st) < 0)
+		return cell_err_set(e, errno, "bind the host's %s", path);
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
+
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(d->major, d->minor))
+		return cell_err_set(e, ENODEV, "bind the host's %s: another device", path);
+	if (mount_setattr(mnt, "", AT_EMPTY_PATH, &a, sizeof(a)) < 0)
+		return cell_err_set(e, errno, "bind the host's %s: nosuid", path);
+	fd = openat(dev, d->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return cell_err_set(e, errno, "create /dev/%s", d->name);
+	close(fd);
+	target = openat(dev, d->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (target < 0 ||
+	    move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cell_err_set(e, errno, "bind the host's %s", path);
+	return 0;
+}
+
+/* The host's /sys, recursively, read-only with ATTRS (rootless). */
+static int bind_host_sys(unsigned int attrs, struct cell_err *e)
+{
+	struct mount_attr a = {.attr_set = attrs | MOUNT_ATTR_RDONLY};
+	int mnt = open_tree(AT_FDCWD, "/sys", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+
+	if (mnt < 0)
+		return cell_err_set(e, errno, "bind the host's /sys");
+	if (mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0) {
+		cell_err_set(e, errno, "bind the host's /sys: read-only");
+		close(mnt);
+		return -1;
+	}
+	return mnt;
+}
+
+/*
  * The jail's /dev, built detached (a tmpfs with the standard nodes and
  * links, its own devpts, shm and mqueue mounted in it) and returned as
  * its mount's descriptor, to be attached once whole.
@@ -474,9 +525,15 @@ static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, str
 					  {o->uid_key, o->uid},
 					  {o->gid_key, o->gid},
 					  {NULL, NULL}};
-	const struct fs_opt pts_opts[] = {{"newinstance", NULL}, {"ptmxmode", "0666"},
-					  {"mode", "0620"},	 {"gid", o->tty},
-					  {"max", DEVPTS_MAX},	 {NULL, NULL}};
+	/* The tty group, unless a rootless jail's single mapping leaves it
+	 * out (its ptys are then root's group). */
+	const bool tty_mapped = !s->mech.rootless || rootless_gid_mapped(5);
+	const struct fs_opt pts_opts[] = {{"newinstance", NULL},
+					  {"ptmxmode", "0666"},
+					  {"mode", "0620"},
+					  {"max", DEVPTS_MAX},
+					  {tty_mapped ? "gid" : NULL, o->tty},
+					  {NULL, NULL}};
 	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 	char size[TMPFS_SIZE_MAX];
 	const struct fs_opt shm_opts[] = {
@@ -492,8 +549,13 @@ static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, str
 		return -1;
 	for (size_t i = 0; i < rootfs_nstd_nodes; i++) {
 		const struct rootfs_dev_node *d = &rootfs_std_nodes[i];
-		if (mknodat(dev, d->name, S_IFCHR | 0666, makedev(d->major, d->minor)) < 0)
+
+		if (s->mech.rootless) {
+			if (bind_host_node(dev, d, e) < 0)
+				return -1;
+		} else if (mknodat(dev, d->name, S_IFCHR | 0666, makedev(d->major, d->minor)) < 0) {
 			return cell_err_set(e, errno, "mknod /dev/%s", d->name);
+		}
 	}
 	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
 		if (symlinkat(dev_links[i].target, dev, dev_links[i].name) < 0)
@@ -510,8 +572,11 @@ static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, str
 	}
 	if (mount_fresh(dev, RESOLVE_BENEATH, "devpts", "pts", "/dev/pts", pts_opts,
 			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e) < 0 ||
-	    mount_fresh(dev, RESOLVE_BENEATH, "tmpfs", "shm", "/dev/shm", shm_opts, hard, e) < 0 ||
-	    /* POSIX message queues of the jail's own IPC namespace. */
+	    mount_fresh(dev, RESOLVE_BENEATH, "tmpfs", "shm", "/dev/shm", shm_opts, hard, e) < 0)
+		return -1;
+	/* POSIX message queues of the jail's own IPC namespace (a rootless
+	 * jail sharing the host's may not mount the host's). */
+	if ((s->mech.ns_new & CLONE_NEWIPC || !s->mech.rootless) &&
 	    mount_fresh(dev, RESOLVE_BENEATH, "mqueue", "mqueue", "/dev/mqueue", NULL, hard, e) < 0)
 		return -1;
 	return take_fd(&dev);
@@ -926,8 +991,12 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 	if (proc < 0 || protect_kernel_fs(proc, "/proc", &s->mech, &m, e) < 0 ||
 	    attach_pinned(proc, root, "/proc", "/proc", RESOLVE_IN_ROOT, e) < 0)
 		goto out;
-	/* sysfs shows the jail's network namespace; read-only. */
-	sys = fresh_mount("sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e);
+	/* sysfs shows the jail's network namespace; read-only.  A rootless
+	 * jail in a network namespace it does not own (--net host, ns:)
+	 * may not mount one: the host's, bound read-only. */
+	sys = s->mech.rootless && !(s->mech.ns_new & CLONE_NEWNET)
+		      ? bind_host_sys(hard, e)
+		      : fresh_mount("sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e);
 	if (sys < 0 || protect_kernel_fs(sys, "/sys", &s->mech, &m, e) < 0 ||
 	    attach_pinned(sys, root, "/sys", "/sys", RESOLVE_IN_ROOT, e) < 0)
 		goto out;

@@ -253,6 +253,10 @@ struct jail_mechanisms {
 	bool own_userns;
 	bool userns_range;
 	unsigned long userns_owns;
+	/* A rootless cell's jail (rootless.h): it lives in the user
+	 * namespace cell made for itself and mapped; every namespace is
+	 * made by the clone in it, and owned by it (own_userns is false). */
+	bool rootless;
 	unsigned int landlock; /* LANDLOCK_SCOPE_* of the first process */
 	enum jail_seccomp seccomp;
 	unsigned int seccomp_relax; /* SECCOMP_RELAX_* (seccomp_bpf.h) */

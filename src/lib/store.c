@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "proc.h"
+#include "rootless.h"
 
 #define STATE_FILE   "state.json"
 #define JID_FILE     "jid"
@@ -48,25 +49,26 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-/* Jails need root (the namespaces, cgroups and id ranges cell makes);
- * said as such, before "state root /run/cell: Permission denied". */
-static int need_root(struct cell_err *e)
+/* A rootless cell's state root is the user's own (rootless.h): one that
+ * another user could write would let them plant or change jails. */
+static int check_owner(int fd, const char *root, struct cell_err *e)
 {
-	if (geteuid() == 0)
+	if (!rootless() || rootless_check_root(fd, root, e) == 0)
 		return 0;
-	cell_err_set(e, 0, "needs root (rootless jails are not supported yet)");
-	e->errnum = EPERM;
+	close(fd);
 	return -1;
 }
 
 int store_open_root_existing(const char *root, int *rootfd, struct cell_err *e)
 {
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
 	*rootfd = -1;
-	if (need_root(e) < 0)
-		return -1;
-	*rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (*rootfd < 0 && errno != ENOENT)
+	if (fd < 0 && errno != ENOENT)
 		return cell_err_set(e, errno, "state root %s", root);
+	if (fd >= 0 && check_owner(fd, root, e) < 0)
+		return -1;
+	*rootfd = fd;
 	return 0;
 }
 
@@ -74,8 +76,6 @@ int store_open_root(const char *root, int *rootfd, struct cell_err *e)
 {
 	int fd;
 
-	if (need_root(e) < 0)
-		return -1;
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		if (mkdir_p(root, 0700) < 0)
@@ -84,6 +84,8 @@ int store_open_root(const char *root, int *rootfd, struct cell_err *e)
 	}
 	if (fd < 0)
 		return cell_err_set(e, errno, "state root %s", root);
+	if (check_owner(fd, root, e) < 0)
+		return -1;
 	*rootfd = fd;
 	return 0;
 }

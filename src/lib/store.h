@@ -45,9 +45,9 @@ struct store_jail {
  * -1 with errno EEXIST when the jail is still there. */
 typedef int (*store_reap_fn)(int rootfd, int dirfd, const char *name, void *ctx);
 
-/* Opens (creating, mode 0700) the state root.  Both opens refuse a caller
- * that is not root ("needs root", errno EPERM): no command on jails
- * works without it yet. */
+/* Opens (creating, mode 0700) the state root.  For a rootless cell
+ * (rootless.h) both opens refuse a root that is not the user's own or
+ * that others may write (errno EPERM). */
 int store_open_root(const char *root, int *rootfd, struct cell_err *e);
 /* Opens the state root if it exists (*ROOTFD -1 when it does not): for
  * the commands that only read or remove, which never create it. */

@@ -6,6 +6,8 @@
  * (no NUL after it: the parser must stay within the length), looked up by
  * a name, by a uid, and for a user's groups; what is found must be well
  * formed (a name that fits, an absolute home), or the target aborts.
+ * The same text is also read as /etc/subuid (rootless.c): a range found
+ * must be within 32 bits and not empty.
  * Run by tests/run.sh over tests/fuzz/corpus/passwd for a few seconds.
  */
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "passwd.h"
+#include "rootless.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,6 +54,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t j = 0; j < i; j++)
 			if (gids[i] == gids[j])
 				abort(); /* each group once */
+	{
+		unsigned long start = 0, count = 0;
+
+		if (rootless_subids(text, size, "alice", 1000, ROOTLESS_IDS - 1, &start, &count) ==
+			    1 &&
+		    (count == 0 || start + count > 4294967296UL))
+			abort();
+	}
 	free(text);
 	return 0;
 }

@@ -222,21 +222,37 @@ as_nobody() {
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$CELL" "$@"
 }
 
-@test "without root, a command on jails says it needs root, exit 125, and makes nothing" {
+@test "without root, a state root the user does not own is refused for every command, exit 125, and nothing is made in it" {
 	command -v setpriv >/dev/null || skip "no setpriv"
 	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
 		skip "$CELL is not executable by nobody"
+	chmod 755 "$WORK"
+	mkdir -m 0755 "$WORK/roots-root"
 	for cmd in "run -- true" "ls" "exec web true" "stop web" "rm web" "inspect web" \
 		"logs web" "set web hostname=x"; do
 		# shellcheck disable=SC2086
-		as_nobody --root "$WORK/nobody-root" $cmd
+		as_nobody --root "$WORK/roots-root" $cmd
 		[ "$status" -eq 125 ]
 		[ -z "$output" ]
-		[ "$stderr" = "cell: ${cmd%% *}: needs root (rootless jails are not supported yet)" ]
+		[ "$stderr" = "cell: ${cmd%% *}: state root $WORK/roots-root: not yours (owned by uid 0): Operation not permitted" ]
 	done
-	as_nobody run -- true
-	[ "$stderr" = "cell: run: needs root (rootless jails are not supported yet)" ]
-	[ ! -e "$WORK/nobody-root" ]
+	[ -z "$(ls -A "$WORK/roots-root")" ]
+}
+
+@test "without root and without --root, a jail runs rootless in \$XDG_RUNTIME_DIR/cell, made 0700 and the user's" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
+		skip "$CELL is not executable by nobody"
+	chmod 755 "$WORK"
+	mkdir -m 0700 "$WORK/xdg"
+	chown 65534:65534 "$WORK/xdg"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env XDG_RUNTIME_DIR="$WORK/xdg" "$CELL" run -- /bin/sh -c 'id -u; cat /proc/self/uid_map; echo $$'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "$(echo ${lines[1]})" = "0 65534 1" ]
+	[ "${lines[2]}" = 1 ]
+	[ "$(stat -c '%u %a' "$WORK/xdg/cell")" = "65534 700" ]
 }
 
 @test "without root, help, the version and oci spec still work" {

@@ -1050,7 +1050,7 @@ jail_locked() {
 # --- the stages of the launch (launch.c) --------------------------------
 
 # Every stage of the launch: the parent's, then the child's.
-LAUNCH_STAGES="prepare state ids cgroups files spawn start exec enter built pivoted identity entered policy"
+LAUNCH_STAGES="prepare state userns ids cgroups files spawn start exec enter built pivoted identity entered policy"
 
 @test "a failure at any stage of the launch is a one-line error with exit 125 and leaves nothing" {
 	needs_testpoints
