@@ -797,6 +797,8 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	 * the jail's before its first process has joined it: cell-net (or
 	 * the slirp program) gets this one, not what /proc/PID/ns/net says
 	 * at that moment. */
+	if (l->net.slirp.on && c->own.net < 0 && (c->own.net = slirp_netns(e)) < 0)
+		return cell_err_prefix(e, "jail %s", s->name);
 	if (net_has_stage(&l->net) && c->own.net >= 0 &&
 	    (l->netns_fd = fcntl(c->own.net, F_DUPFD_CLOEXEC, 3)) < 0)
 		return cell_err_set(e, errno, "jail %s: its network namespace", s->name);
@@ -952,7 +954,10 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 					    l->spec->mech.ns_join[i].path);
 	if (l->spec->mech.has_time_offsets && time_ns_for_child(l, &own_time, e) < 0)
 		return -1;
-	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg), l->cg.fd, &l->r.pidfd);
+	/* A network namespace made beforehand (slirp) is joined, not made. */
+	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg) &
+				    ~(c->own.net >= 0 ? (unsigned long long)CLONE_NEWNET : 0ULL),
+			    l->cg.fd, &l->r.pidfd);
 	/* Cell's own children are born in its own time namespace again. */
 	if (own_time >= 0 && l->r.pid != 0) {
 		int err = setns(own_time, CLONE_NEWTIME) < 0 ? errno : 0;

@@ -17,13 +17,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -112,6 +115,38 @@ int slirp_find(struct slirp *sl, const struct jail_spec *s, struct cell_err *e)
 	return cell_err_param(e, PARAM_NET, 0, 0,
 			      "needs pasta (Debian package passt) or slirp4netns, and neither "
 			      "is installed");
+}
+
+/* ---- the jail's network namespace ---- */
+
+int slirp_netns(struct cell_err *e)
+{
+	/* A number of cell's own, which the child's descriptor replaces
+	 * (its table is cell's: CLONE_FILES). */
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), status = 0;
+	pid_t pid;
+
+	if (fd < 0)
+		return cell_err_set(e, errno, "--net slirp: a network namespace");
+	/* fork()-like (no CLONE_VM: memory copied), only the descriptor
+	 * table shared; the child makes the namespace and leaves it at FD. */
+	pid = (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, NULL, NULL, NULL, 0UL);
+	if (pid == 0) {
+		int ns;
+
+		if (unshare(CLONE_NEWNET) < 0)
+			_exit(10);
+		ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		_exit(ns < 0 || dup3(ns, fd, O_CLOEXEC) < 0 ? 11 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
+		int err = pid < 0 ? errno : WEXITSTATUS(status) == 10 ? EPERM : EIO;
+
+		close(fd);
+		return cell_err_set(e, err, "--net slirp: make a network namespace");
+	}
+	return fd;
 }
 
 /* ---- the command line ---- */

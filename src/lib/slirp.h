@@ -67,6 +67,15 @@ const char *slirp_prog_name(enum slirp_prog p);
 int slirp_find(struct slirp *sl, const struct jail_spec *s, struct cell_err *e);
 
 /*
+ * A new network namespace for the jail (a descriptor), when the clone
+ * would make it otherwise: cell must hold it, and a rootless cell cannot
+ * open its jail's /proc/PID/ns/net (the jail's first process is not
+ * dumpable, and its memory belongs to the host's user namespace, where
+ * such a cell has no CAP_SYS_PTRACE).  The jail joins it instead.
+ */
+int slirp_netns(struct cell_err *e);
+
+/*
  * net stage: the keeper and the program, for the jail whose network
  * namespace is NETNS_FD and whose pid 1 JAIL_PIDFD names, its files in
  * its state directory DIRFD; returns once the program is ready and the
