@@ -27,6 +27,7 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -314,6 +315,13 @@ static noreturn void prog_child(const struct slirp *sl, char *const *argv, pid_t
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
+	/* A mount namespace of its own where nothing propagates back: the
+	 * programs' sandboxes detach the old root after a pivot_root, and
+	 * slirp4netns makes only / private first, so that the detach would
+	 * take the host's shared submounts with it (every namespace bound
+	 * under /run/netns: a change to the host's mounts). */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(126);
 	if (place_fds(fds, FD_COUNT) < 0)
 		_exit(126);
 	execve(sl->path, argv, envp);
