@@ -614,7 +614,7 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	if (s->mech.rootless && s->net == JAIL_NET_BRIDGE)
 		return cell_err_param(
 			e, PARAM_NET, 0, 0,
-			"a bridge needs root (rootless: --net none, host or ns:PATH)");
+			"a bridge needs root (rootless: --net none, host, slirp or ns:PATH)");
 	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
 	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
 	    open_joined(l, e) < 0 || policy_build(s, &l->child.policy, e) < 0)
