@@ -77,6 +77,13 @@ innet() {
 	nsenter --net="/run/netns/$NETNS" "$@"
 }
 
+# serve ARG...: ARG... in the test's namespace, in the background, its
+# pid (nsenter's, which execs it: no shell between) killed by teardown.
+serve() {
+	nsenter --net="/run/netns/$NETNS" "$@" 3>&- &
+	SERVER_PIDS+=($!)
+}
+
 # use_prog pasta|slirp4netns: the program cell is to find (the other
 # hidden from it by its override), or a skip when it is not installed.
 use_prog() {
@@ -94,7 +101,7 @@ slirp_procs() {
 	local ino p comm
 	ino=$(stat -L -c %i "/run/netns/$NETNS")
 	for p in /proc/[0-9]*; do
-		comm=$(cat "$p/comm" 2>/dev/null) || continue
+		read -r comm 2>/dev/null <"$p/comm" || continue
 		case $comm in
 		pasta* | passt* | slirp4netns | cell-slirp) ;;
 		*) continue ;;
@@ -119,16 +126,14 @@ wait_no_slirp() {
 host_servers() {
 	mkdir -p "$WORK/www"
 	echo "hello host" >"$WORK/www/index.html"
-	innet busybox httpd -f -p 192.0.2.1:9000 -h "$WORK/www" 3>&- &
-	SERVER_PIDS+=($!)
-	innet /usr/bin/python3 -c '
+	serve busybox httpd -f -p 192.0.2.1:9000 -h "$WORK/www"
+	serve /usr/bin/python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("192.0.2.1", 9001))
 while True:
     d, a = s.recvfrom(512)
-    s.sendto(b"echo " + d, a)' 3>&- &
-	SERVER_PIDS+=($!)
+    s.sendto(b"echo " + d, a)'
 	local i
 	for ((i = 0; i < 50; i++)); do
 		innet curl -sf -m 1 http://192.0.2.1:9000/ >/dev/null 2>&1 && return 0
@@ -242,8 +247,7 @@ published() {
 	local prog
 	host_servers
 	# Only on the namespace's loopback: what the stack must keep out.
-	innet busybox httpd -f -p 127.0.0.1:9002 -h "$WORK/www" 3>&- &
-	SERVER_PIDS+=($!)
+	serve busybox httpd -f -p 127.0.0.1:9002 -h "$WORK/www"
 	for prog in pasta slirp4netns; do
 		command -v "$prog" >/dev/null || continue
 		use_prog "$prog"
@@ -425,9 +429,11 @@ lifecycle() {
 @test "a program that fails to start fails the jail's start with its reason, and nothing is left" {
 	use_prog pasta
 	# A host port taken: pasta cannot bind it.
-	innet busybox httpd -f -p 8080 -h / 3>&- &
-	SERVER_PIDS+=($!)
-	sleep 0.2
+	serve busybox httpd -f -p 8080 -h /
+	for ((i = 0; i < 50; i++)); do
+		innet ss -Hltn 'sport = :8080' | grep -q . && break
+		sleep 0.1
+	done
 	run cell run -d --name web --net slirp -p 8080:80 -- sleep 1000
 	if [ "$status" -eq 0 ]; then
 		skip "this pasta starts without the port it cannot bind"
