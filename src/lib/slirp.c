@@ -43,7 +43,7 @@
 #include "proc.h"
 
 #define DEFAULT_PATH	  "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-#define READY_TIMEOUT_MS  10000 /* pasta and slirp4netns are ready in ~10 ms */
+#define READY_TIMEOUT_MS  10000 /* ready in 0.1-0.7 s on a loaded 2-CPU host */
 #define REPORT_TIMEOUT_MS (READY_TIMEOUT_MS + 5000)
 #define TERM_WAIT_MS	  2000 /* SIGTERM, then SIGKILL */
 #define API_TIMEOUT_MS	  5000
@@ -434,21 +434,30 @@ static json_t *api_call(int dirfd, json_t *req, struct cell_err *e)
 	size_t len = 0;
 	ssize_t n;
 
+	json_t *answer;
+
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s", dirfd, SOCK_NAME);
-	if (text == NULL || sock < 0)
-		return cell_err_set(e, ENOMEM, "slirp4netns API"), NULL;
+	if (text == NULL || sock < 0) {
+		cell_err_set(e, text == NULL ? ENOMEM : errno, "slirp4netns API");
+		return NULL;
+	}
 	/* Bounded: a program that stopped answering is not waited for. */
 	if (setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
 	    setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
 	    connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    write(sock, text, strlen(text)) != (ssize_t)strlen(text) || shutdown(sock, SHUT_WR) < 0)
-		return cell_err_set(e, errno, "slirp4netns API"), NULL;
+	    write(sock, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    shutdown(sock, SHUT_WR) < 0) {
+		cell_err_set(e, errno, "slirp4netns API");
+		return NULL;
+	}
 	while (len < sizeof(reply) - 1 &&
 	       (n = read(sock, reply + len, sizeof(reply) - 1 - len)) > 0)
 		len += (size_t)n;
 	reply[len] = '\0';
-	return json_loads(reply, 0, NULL)
-		       ?: (cell_err_set(e, EPROTO, "slirp4netns API: no answer"), NULL);
+	answer = json_loads(reply, 0, NULL);
+	if (answer == NULL)
+		cell_err_set(e, EPROTO, "slirp4netns API: no answer");
+	return answer;
 }
 
 /* One published port through slirp4netns's add_hostfwd. */
@@ -579,19 +588,31 @@ static noreturn void keep(int jail_pidfd, int prog_pidfd, pid_t pid)
 	_exit(0);
 }
 
+/* The program that failed ended and reaped, MSG reported: the keeper's
+ * end. */
+static noreturn void give_up(const struct keeper *k, int pidfd, pid_t pid, const char *msg)
+{
+	end_prog(pidfd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	report(k->report, "error %s", msg);
+	_exit(1);
+}
+
 static noreturn void keeper_main(const struct keeper *k)
 {
+	const char *name = slirp_prog_name(k->sl->prog);
 	int ready[2] = {-1, -1}, exitp[2] = {-1, -1}, pidfd = -1;
 	unsigned long long start = 0;
-	const char *why = "start";
-	char reason[1024];
+	const char *why = NULL;
+	char reason[1024], msg[sizeof(reason) + 64];
 	struct cell_err e;
 	pid_t pid = -1;
 
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(exitp, O_CLOEXEC) < 0 ||
 	    start_prog(k, ready[1], k->sl->prog == SLIRP_SLIRP4NETNS ? exitp[0] : -1, &pid,
 		       &pidfd) < 0) {
-		report(k->report, "error %s: %s", slirp_prog_name(k->sl->prog), strerror(errno));
+		report(k->report, "error %s: %s", name, strerror(errno));
 		if (pid > 0)
 			kill(pid, SIGKILL); /* its child, unreaped */
 		_exit(1);
@@ -599,23 +620,18 @@ static noreturn void keeper_main(const struct keeper *k)
 	close(ready[1]);
 	close(exitp[0]);
 	if (wait_ready(ready[0], pidfd, k->jail_pidfd, &why) < 0) {
-		end_prog(pidfd);
-		waitpid(pid, NULL, 0);
+		/* It ended first: the last line of its log says why. */
 		if (why == NULL)
 			log_reason(k->dir, reason, sizeof(reason));
-		report(k->report, "error %s: %s", slirp_prog_name(k->sl->prog),
-		       why != NULL	   ? why
-		       : reason[0] != '\0' ? reason
-					   : "it ended before it was ready");
-		_exit(1);
+		snprintf(msg, sizeof(msg), "%s: %s", name,
+			 why != NULL	     ? why
+			 : reason[0] != '\0' ? reason
+					     : "it ended before it was ready");
+		give_up(k, pidfd, pid, msg);
 	}
 	for (size_t i = 0; k->sl->prog == SLIRP_SLIRP4NETNS && i < k->s->network.npublish; i++)
-		if (api_publish(k->dir, k->s->network.publish[i], &e) < 0) {
-			end_prog(pidfd);
-			waitpid(pid, NULL, 0);
-			report(k->report, "error %s", e.msg);
-			_exit(1);
-		}
+		if (api_publish(k->dir, k->s->network.publish[i], &e) < 0)
+			give_up(k, pidfd, pid, e.msg);
 	/* The ports are set: nobody is to change them (the socket stays
 	 * open in slirp4netns, reachable by no path). */
 	unlinkat(k->dir, SOCK_NAME, 0);
