@@ -16,6 +16,12 @@ deps:
 deps-test:
 	@./scripts/install-deps.sh test
 
+# qemu for tests/vm; a failed install is not fatal: the VM suite is then
+# one skip.
+.PHONY: deps-vm
+deps-vm:
+	@./scripts/install-deps.sh vm || echo "cell: qemu could not be installed; the VM suite is skipped" >&2
+
 # The engines of tests/engines; a failed install is not fatal: run.sh
 # counts those suites as skipped.
 deps-engines:
@@ -56,7 +62,7 @@ run: build
 
 # The test packages first: a build configured before cmocka was installed
 # has no unit tests (and is configured again here if it was).
-test: deps-test deps-engines build-tests build-asan build-testpoints
+test: deps-test deps-engines deps-vm build-tests build-asan build-testpoints
 	@./tests/run.sh $(BUILD) $(BUILD_ASAN) $(BUILD_TESTPOINTS)
 
 build-tests: deps-test $(BUILD)/build.ninja
@@ -101,8 +107,9 @@ bench-oci: build
 bench-vm: build
 	@./tests/bench/vm-startup.sh $(CELL)
 
-# The cgroup v2 backend, in a VM (qemu) booting the Debian kernel with
-# cgroup2 mounted: for hosts whose own cgroups are v1 or hybrid.  Root.
+# The cgroup v2 backend and rootless cgroups, in a VM (qemu) booting a
+# Debian kernel (tests/vm/kernel.sh) with cgroup2 mounted: for hosts
+# whose own cgroups are v1 or hybrid.  Root.  Also part of `make test`.
 test-vm: build
 	@./scripts/install-deps.sh vm
 	@./tests/vm/cgroup2.sh

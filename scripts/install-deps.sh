@@ -11,10 +11,11 @@ BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libj
 # bsdutils), a busybox root, iproute2 for network checks, python3 for
 # single syscalls from inside a jail, capsh (libcap2-bin) to decode masks,
 # jq to read cell ls --json and state records, nft (nftables) to read
-# cell-net's rules, curl for network.bats's published ports; passt
+# cell-net's rules, curl for network.bats's published ports, uidmap
+# (newuidmap, newgidmap) for the rootless tests' subordinate ranges; passt
 # (pasta) and slirp4netns, the user-mode stacks of --net slirp (run-time
 # programs, found in PATH: slirp.bats tests both)
-TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq nftables curl passt slirp4netns"
+TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq nftables curl uidmap passt slirp4netns"
 # the sanitizer build and the fuzzers
 SAN="clang libclang-rt-14-dev"
 # bench (tests/bench/startup.sh): hyperfine, the runtimes compared, jq for
@@ -30,8 +31,11 @@ ENGINES="podman containerd docker.io"
 # crun
 COMPAT="runc crun"
 # vm (tests/vm/cgroup2.sh): a Debian kernel booted under qemu/KVM with a
-# busybox initramfs, to test the cgroup v2 backend on a v1/hybrid host
-VM="qemu-system-x86 linux-image-amd64 busybox-static"
+# busybox initramfs, to test the cgroup v2 backend on a v1/hybrid host;
+# the kernel is tests/vm/kernel.sh's (one new enough for cell's jails,
+# which this Debian's linux-image-amd64 is not), setpriv (util-linux) runs
+# cell as the guest's user
+VM="qemu-system-x86 busybox-static util-linux"
 
 want="$BUILD"
 case "${1:-build}" in

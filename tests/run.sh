@@ -9,8 +9,12 @@
 #   policy (--userns host)  policy.bats again with --userns host
 #   security      bats tests that attack from inside a jail (tests/security)
 #   oci           the OCI runtime suite (tests/oci) against build/cell-oci
-#   engines       podman, containerd and dockerd on cell-oci (tests/engines);
+#   engines       podman (as root, and rootless as a throwaway user),
+#                 containerd and dockerd on cell-oci (tests/engines);
 #                 an engine that is not installed counts as skipped
+#   vm            the cgroup v2 backend and rootless cgroups in a cgroup v2
+#                 VM (tests/vm/cgroup2.sh, about a minute under TCG); one
+#                 skip when the host cannot run it (no qemu, no kernel)
 set -u
 build=${1:-build}
 asan=${2:-build-asan}
@@ -140,9 +144,10 @@ count_tap "$out" oci
 # installed) is one counted skip, never silence.
 out="$log/engines.tap"
 : >"$out"
-for engine in podman containerd docker; do
+for engine in podman podman-rootless containerd docker; do
 	bin=$engine
 	[ "$engine" = docker ] && bin=dockerd
+	[ "$engine" = podman-rootless ] && bin=podman
 	if [ "$(id -u)" != 0 ]; then
 		echo "ok 1 engines $engine # skip not root" | tee -a "$out"
 	elif ! command -v "$bin" >/dev/null; then
@@ -153,6 +158,19 @@ for engine in podman containerd docker; do
 	fi
 done
 count_tap "$out" engines
+
+# The VM: its guest's TAP lines; a guest that did not reach its end is
+# one failure more.
+out="$log/vm.tap"
+if [ "$(id -u)" = 0 ]; then
+	if ! CELL="$top/$build/cell" "$top/tests/vm/cgroup2.sh" >"$out" 2>"$log/vm.err"; then
+		grep -qE '^not ok ' "$out" || echo "not ok - vm: $(tail -n 1 "$log/vm.err")" >>"$out"
+	fi
+	cat "$out"
+else
+	echo "ok 1 vm # skip not root" | tee "$out"
+fi
+count_tap "$out" vm
 
 rm -rf "$log"
 echo "$pass passed, $fail failed, $skip skipped"

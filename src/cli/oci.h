@@ -21,8 +21,9 @@
 
 struct oci_global {
 	const char *root;
-	FILE *log;     /* --log: one record per error (and per command with --debug) */
-	bool log_json; /* --log-format json: {"level","msg","time"} lines */
+	bool root_given; /* --root (else the default, a rootless user's own) */
+	FILE *log;	 /* --log: one record per error (and per command with --debug) */
+	bool log_json;	 /* --log-format json: {"level","msg","time"} lines */
 	bool debug;
 };
 

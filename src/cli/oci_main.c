@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "cli.h"
 #include "oci.h"
 #include "oci_state.h"
+#include "rootless.h"
 
 #ifndef CELL_VERSION
 #define CELL_VERSION "unknown"
@@ -207,7 +209,9 @@ static void usage(FILE *out)
 	      "engines (podman, containerd, dockerd).  Also `cell oci COMMAND ...`.\n"
 	      "\n"
 	      "Global options:\n"
-	      "  --root DIR            state directory (default " OCI_DEFAULT_ROOT ")\n"
+	      "  --root DIR            state directory (default " OCI_DEFAULT_ROOT ";\n"
+	      "                        without root $XDG_RUNTIME_DIR/cell-oci, else\n"
+	      "                        /tmp/cell-oci-UID)\n"
 	      "  --log FILE            append errors (and with --debug, commands) to FILE\n"
 	      "  --log-format FORMAT   text (default) or json\n"
 	      "  --debug               log each command\n"
@@ -249,6 +253,7 @@ static int global_options(struct oci_global *g, const char **log_path, int argc,
 			if (optarg[0] == '\0')
 				return *ret = oci_error(g, "--root", "empty path"), -1;
 			g->root = optarg;
+			g->root_given = true;
 			break;
 		case OPT_LOG:
 			*log_path = optarg;
@@ -328,6 +333,7 @@ static void log_command(const struct oci_global *g, int argc, char **argv)
  * DEFAULT_ROOT is cell's --root when the user gave one. */
 static int oci_dispatch(const char *default_root, int argc, char **argv)
 {
+	static char rootless_root[PATH_MAX];
 	struct oci_global g = {.root = default_root != NULL ? default_root : OCI_DEFAULT_ROOT};
 	const char *log_path = NULL;
 	char *absolute = NULL;
@@ -339,6 +345,17 @@ static int oci_dispatch(const char *default_root, int argc, char **argv)
 		return ret;
 	if (log_path != NULL && open_log(&g, log_path) != 0)
 		return OCI_EXIT_ERROR;
+	/* Without privilege over the host, the user's own state root. */
+	if (default_root == NULL && !g.root_given && rootless()) {
+		struct cell_err e;
+
+		cell_err_clear(&e);
+		if (rootless_state_root("cell-oci", rootless_root, sizeof(rootless_root), &e) < 0) {
+			ret = oci_fail(&g, argv[at], NULL, &e);
+			goto out;
+		}
+		g.root = rootless_root;
+	}
 	/* Absolute once: a process of cell's that works from another
 	 * directory must still mean the same root. */
 	if (g.root[0] != '/') {

@@ -25,7 +25,9 @@ static const char spec_usage[] =
 	"error.  Edit it, put a root filesystem at its root.path (\"rootfs\"), run.\n"
 	"\n"
 	"  -b, --bundle DIR  the bundle directory (default: the working directory)\n"
-	"      --rootless    a user namespace mapping the caller's ids to root\n"
+	"      --rootless    runc's rootless config: a user namespace mapping your\n"
+	"                    uid and gid to root, no network namespace, the host's\n"
+	"                    /sys read-only, no resources\n"
 	"  -h, --help        show this help\n";
 
 static const char features_usage[] =

@@ -52,6 +52,7 @@
 #include "cleanup.h"
 #include "param.h"
 #include "proc.h"
+#include "rootless.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -132,10 +133,13 @@ static bool has_exact_path(const struct jail_spec *s)
 	return s->cgroup_path != NULL && s->cgroup_path[0] != '\0';
 }
 
-static unsigned int spec_needs(const struct jail_spec *s)
+/* A rootless jail's device rules need no cgroup: its device nodes are
+ * the host's, bound, which the user may open or not as on the host (and
+ * no rootless cell may attach a device program). */
+static unsigned int spec_needs(const struct jail_spec *s, bool rootless)
 {
 	return limits_needs(&s->limits) | res_needs(&s->res) |
-	       (s->ndevices > 0 ? CGROUP_NEEDS_DEVICES : 0) |
+	       (s->ndevices > 0 && !rootless ? CGROUP_NEEDS_DEVICES : 0) |
 	       (s->cgroup_parent != NULL ? CGROUP_NEEDS_PARENT : 0) |
 	       (s->cgroup_always || has_exact_path(s) ? CGROUP_NEEDS_ALWAYS : 0);
 }
@@ -169,10 +173,10 @@ static unsigned int ctrls_needed(unsigned int needs)
 	return m;
 }
 
-/* The controllers of spec S: wanted, and needed of the host. */
-static void spec_ctrls(const struct jail_spec *s, unsigned int *want, unsigned int *need)
+void cgroup_spec_ctrls(const struct jail_spec *s, bool rootless, unsigned int *want,
+		       unsigned int *need)
 {
-	unsigned int needs = spec_needs(s);
+	unsigned int needs = spec_needs(s, rootless);
 	unsigned int uni = cgroup_unified_ctrls(s->res.unified, s->res.nunified);
 
 	*want = cgroup_ctrls_for(needs) | uni;
@@ -181,7 +185,25 @@ static void spec_ctrls(const struct jail_spec *s, unsigned int *want, unsigned i
 
 bool cgroup_wanted(const struct jail_spec *s)
 {
-	return spec_needs(s) != 0;
+	return spec_needs(s, false) != 0;
+}
+
+int cgroup_need_param(const struct jail_limits *l, const char *cgparent, unsigned int need)
+{
+	if ((need & 1U << CGROUP_PIDS) && l->nrtask >= 0)
+		return PARAM_NRTASK;
+	if ((need & 1U << CGROUP_MEMORY) && (l->memory >= 0 || l->swap >= 0))
+		return l->memory >= 0 ? PARAM_MEMORY : PARAM_SWAP;
+	if ((need & 1U << CGROUP_CPU) && l->cpus_milli >= 0)
+		return PARAM_CPUS;
+	if ((need & 1U << CGROUP_PIDS) && cgparent != NULL)
+		return PARAM_CGROUP_PARENT;
+	return -1;
+}
+
+unsigned int cgroup_ctrls_needed(unsigned int ctrls)
+{
+	return ctrls & ctrls_needed(~0U);
 }
 
 int cgroup_check_path(const char *path, struct cell_err *e)
@@ -858,23 +880,69 @@ static int v1_unified(struct cell_err *e)
 			    "unified: cgroup v2 settings, and this host's controllers are v1");
 }
 
+/* True when the cgroup_path EXACT is beneath the delegated directory D
+ * (relative paths are). */
+static bool exact_in_deleg(const struct cgroup_deleg *d, const char *exact)
+{
+	size_t ml = strlen(d->mnt), n = strlen(d->dir) - ml;
+	const char *rel = d->dir + ml; /* the directory's cgroup path */
+
+	return exact[0] != '/' || (strncmp(exact, rel, n) == 0 && exact[n] == '/');
+}
+
+/* Rootless: the jail's cgroup in the delegated subtree, or none when
+ * there is no delegation and its settings need none (refused when they
+ * do: cgroup_deleg_check()). */
+static int plan_rootless(struct cgroup *cg, const struct jail_spec *s, struct cgroup_where *w,
+			 struct cell_err *e)
+{
+	struct cgroup_deleg d;
+	int ret = 0;
+
+	if (cgroup_deleg_host(&d, s->cgroup_parent, e) < 0 || cgroup_deleg_check(&d, s, e) < 0) {
+		cgroup_deleg_free(&d);
+		return -1;
+	}
+	if (d.dir != NULL && w->exact != NULL && !exact_in_deleg(&d, w->exact)) {
+		if (w->need != 0)
+			ret = cell_err_set(e, EPERM,
+					   "cgroup path %s: outside %s, the cgroup v2 subtree "
+					   "delegated to you (rootless)",
+					   w->exact, d.dir);
+		cgroup_deleg_free(&d);
+		return ret;
+	}
+	if (d.dir != NULL) {
+		cg->layout = CGROUP_V2;
+		w->deleg = d.dir;
+		w->mnt = d.mnt;
+		ret = ops(cg)->plan(cg, w, NULL, e);
+	}
+	cgroup_deleg_free(&d);
+	return ret;
+}
+
 int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_root,
 		struct cell_err *e)
 {
 	char leaf[JAIL_NAME_MAX + 16];
 	cleanup_free char *own = NULL;
 	enum cgroup_layout layout = CGROUP_NONE;
-	bool exact = has_exact_path(s);
+	bool exact = has_exact_path(s), rl;
 	struct cgroup_where w = {.cgparent = s->cgroup_parent};
 
 	cgroup_init(cg);
 	if (!cgroup_wanted(s))
 		return 0;
+	rl = s->mech.rootless || rootless();
+	cgroup_spec_ctrls(s, rl, &w.want, &w.need);
+	if (w.want == 0)
+		return 0; /* rootless device rules alone */
 	if (exact && cgroup_check_path(s->cgroup_path, e) < 0)
 		return -1;
 	if (!exact && leaf_name(state_root, s->name, leaf, sizeof(leaf)) < 0)
 		return cell_err_set(e, ENAMETOOLONG, "cgroup of %s", s->name);
-	if (host_layout(&layout, e) < 0)
+	if (!rl && host_layout(&layout, e) < 0)
 		return -1;
 	if (layout == CGROUP_V1 && s->res.nunified > 0)
 		return v1_unified(e);
@@ -884,8 +952,7 @@ int cgroup_plan(struct cgroup *cg, const struct jail_spec *s, const char *state_
 	w.own_text = own;
 	w.leaf = exact ? NULL : leaf;
 	w.exact = exact ? s->cgroup_path : NULL;
-	spec_ctrls(s, &w.want, &w.need);
-	if (ops(cg)->plan(cg, &w, NULL, e) < 0) {
+	if (rl ? plan_rootless(cg, s, &w, e) < 0 : ops(cg)->plan(cg, &w, NULL, e) < 0) {
 		cgroup_release(cg);
 		return -1;
 	}
@@ -899,11 +966,13 @@ int cgroup_make(struct cgroup *cg, const struct jail_spec *s, struct cell_err *e
 
 	if (cg->layout == CGROUP_NONE)
 		return 0;
-	spec_ctrls(s, &want, &need);
+	/* Rootless (a delegated subtree): no device program. */
+	cgroup_spec_ctrls(s, cg->deleg != NULL, &want, &need);
 	if (ops(cg)->make(cg, want, need, e) < 0 ||
 	    ops(cg)->apply(cg, &s->limits, res_cpu_bandwidth(&s->res), e) < 0 ||
 	    ops(cg)->resources(cg, &s->res, e) < 0 ||
-	    (s->ndevices > 0 && ops(cg)->devices(cg, s->devices, s->ndevices, e) < 0)) {
+	    (s->ndevices > 0 && cg->deleg == NULL &&
+	     ops(cg)->devices(cg, s->devices, s->ndevices, e) < 0)) {
 		cgroup_destroy(cg, &ignored);
 		return -1;
 	}
@@ -1028,8 +1097,59 @@ static void take_planned(struct cgroup *cg, struct cgroup *add)
 	if (add->path != NULL) {
 		free(cg->path);
 		cg->path = take_ptr(&add->path);
+		free(cg->deleg);
+		cg->deleg = take_ptr(&add->deleg);
+		/* rootless: "cell" too, when no other jail had made it */
+		cg->path_made = add->path_made;
 	}
 	cg->layout = add->layout;
+}
+
+/* Rootless: the controllers WANT of the jail's delegated subtree (its
+ * recorded one; for a jail without cgroups, the one above the cgroup
+ * its pid 1 is in, OWN, or CGPARENT), found into D; refused, about the
+ * first limit of NEW that needs one, when it lacks one. */
+static int grow_deleg(const struct cgroup *cg, const struct jail_limits *new, const char *cgparent,
+		      const char *own, unsigned int want, struct cgroup_deleg *d,
+		      struct cell_err *e)
+{
+	unsigned int lack;
+
+	if (cgroup_deleg_host_of(d, own, cgparent, e) < 0)
+		return -1;
+	if (cg->deleg != NULL) {
+		free(d->dir);
+		d->dir = strdup(cg->deleg);
+		if (d->dir == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup");
+		d->ctrls = cgroup_deleg_ctrls(d->dir);
+	}
+	lack = cgroup_ctrls_needed(want) & (d->dir != NULL ? ~d->ctrls : ~0U);
+	if (lack == 0)
+		return 0;
+	return cgroup_deleg_refuse(d, cgroup_need_param(new, NULL, lack), lack, e);
+}
+
+int cgroup_grow_check(const struct cgroup *cg, const struct jail_limits *old,
+		      const struct jail_limits *new, const char *cgparent, pid_t pid1,
+		      struct cell_err *e)
+{
+	unsigned int changed = changed_ctrls(old, new), want = 0;
+	cleanup_free char *own = NULL;
+	struct cgroup_deleg d;
+	int ret;
+
+	for (int c = 0; c < CGROUP_NCTRL; c++)
+		if ((changed & 1U << c) && !has_dir(cg, c))
+			want |= 1U << c;
+	if (want == 0 || !rootless())
+		return 0;
+	own = own_cgroups(pid1, e);
+	if (own == NULL)
+		return -1;
+	ret = grow_deleg(cg, new, cgparent, own, want, &d, e);
+	cgroup_deleg_free(&d);
+	return ret;
 }
 
 int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
@@ -1043,6 +1163,8 @@ int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
 	cleanup_free char *own = NULL;
 	struct cgroup add;
 	struct cgroup_where w;
+	struct cgroup_deleg d = {0};
+	int ret;
 
 	/* A directory recorded but missing is one a killed cell set named
 	 * and never made: planned again. */
@@ -1056,6 +1178,18 @@ int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
 	}
 	if (want == 0 && g->resumed == 0)
 		return 0;
+	/* Beneath the cgroups the jail's processes are in: where the cell
+	 * that started it ran, not where this one runs. */
+	own = own_cgroups(pid1, e);
+	if (own == NULL)
+		return -1;
+	if (rootless()) {
+		if (grow_deleg(cg, new, cgparent, own, want, &d, e) < 0) {
+			cgroup_deleg_free(&d);
+			return -1;
+		}
+		layout = CGROUP_V2;
+	}
 	if (layout == CGROUP_NONE && host_layout(&layout, e) < 0)
 		return -1;
 	/* A jail that gets cgroups gets a freezer too: on v1 a directory
@@ -1064,19 +1198,19 @@ int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
 		want |= 1U << CGROUP_FREEZER;
 	else if (layout == CGROUP_V1 && g->resumed != 0 && has_dir(cg, CGROUP_FREEZER))
 		g->resumed |= 1U << CGROUP_FREEZER;
-	if (want == 0)
-		return 0;
-	if (layout == CGROUP_V2 && cg->path != NULL && access(cg->path, F_OK) == 0) {
-		g->enabled = want; /* one tree: the controllers are enabled for it */
+	if (want == 0) {
+		cgroup_deleg_free(&d);
 		return 0;
 	}
-	if (leaf_name(state_root, name, leaf, sizeof(leaf)) < 0)
+	if (layout == CGROUP_V2 && cg->path != NULL && access(cg->path, F_OK) == 0) {
+		g->enabled = want; /* one tree: the controllers are enabled for it */
+		cgroup_deleg_free(&d);
+		return 0;
+	}
+	if (leaf_name(state_root, name, leaf, sizeof(leaf)) < 0) {
+		cgroup_deleg_free(&d);
 		return cell_err_set(e, ENAMETOOLONG, "cgroup of %s", name);
-	/* Beneath the cgroups the jail's processes are in: where the cell
-	 * that started it ran, not where this one runs. */
-	own = own_cgroups(pid1, e);
-	if (own == NULL)
-		return -1;
+	}
 	cgroup_init(&add);
 	add.layout = layout;
 	g->from.layout = layout;
@@ -1084,8 +1218,12 @@ int cgroup_grow_plan(struct cgroup *cg, const struct jail_limits *old,
 				  .cgparent = cgparent,
 				  .leaf = leaf,
 				  .want = want,
-				  .need = want & ctrls_needed(~0U)};
-	if (ops(&add)->plan(&add, &w, &g->from, e) < 0) {
+				  .need = want & ctrls_needed(~0U),
+				  .deleg = d.dir,
+				  .mnt = d.mnt};
+	ret = ops(&add)->plan(&add, &w, &g->from, e);
+	cgroup_deleg_free(&d);
+	if (ret < 0) {
 		cgroup_release(&add);
 		cgroup_growth_free(g);
 		return -1;
@@ -1512,6 +1650,7 @@ void cgroup_release(struct cgroup *cg)
 		free(cg->opts[c]);
 	}
 	free(cg->path);
+	free(cg->deleg);
 	if (cg->fd >= 0)
 		close(cg->fd);
 	cgroup_init(cg);

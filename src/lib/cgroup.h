@@ -18,7 +18,10 @@
  * "cell-<jail name>" ("cell-<hash of the state root>-<name>" under a
  * non-default --root), or exactly at the cgroup_path (with the parents
  * cell had to make), and removed when the jail ends.  cell never moves
- * another process and never removes a cgroup it did not create.
+ * another process and never removes a cgroup it did not create.  A
+ * rootless cell (rootless.h) makes them only on v2, beneath a subtree
+ * delegated to the user (cgroup_deleg.c, below), and refuses a limit
+ * that needs one when there is none.
  */
 #ifndef CELL_CGROUP_H
 #define CELL_CGROUP_H
@@ -92,6 +95,10 @@ struct cgroup {
 	 * cgroup_path that was there.  Removal removes exactly those. */
 	unsigned int made[CGROUP_NCTRL];
 	unsigned int path_made;
+	/* v2, rootless: the delegated directory the jail's cgroup is
+	 * beneath (struct cgroup_deleg), in which and below which cell
+	 * enables the controllers; NULL otherwise. */
+	char *deleg;
 };
 
 void cgroup_init(struct cgroup *cg);
@@ -166,6 +173,12 @@ int cgroup_grow_make(const struct cgroup *cg, const struct jail_limits *new,
 int cgroup_grow_adopt(const struct cgroup *cg, const struct cgroup_growth *g, const pid_t *pids,
 		      size_t n, struct cell_err *e);
 void cgroup_grow_undo(struct cgroup *cg, struct cgroup_growth *g);
+/* Before any of it, and before cell joins a rootless jail: a limit of
+ * NEW whose controller the jail has no cgroup of needs a delegated
+ * cgroup v2 subtree when rootless (cgroup_deleg_check()'s refusal). */
+int cgroup_grow_check(const struct cgroup *cg, const struct jail_limits *old,
+		      const struct jail_limits *new, const char *cgparent, pid_t pid1,
+		      struct cell_err *e);
 /* OLD with the limits of the controllers G grew taken from NEW: what the
  * jail's cgroups hold once cgroup_grow_make() has written them. */
 struct jail_limits cgroup_grown_limits(const struct cgroup_growth *g, const struct jail_limits *old,
@@ -257,6 +270,61 @@ struct cgroup_usage {
 	long long cpu_usec;    /* v2 only */
 };
 void cgroup_usage(const struct cgroup *cg, struct cgroup_usage *u);
+
+/* --- rootless: a delegated cgroup v2 subtree (cgroup_deleg.c) ------ */
+
+/*
+ * A rootless cell (rootless.h) makes cgroups only beneath a cgroup v2
+ * directory delegated to the user: --cgroup-parent, else the topmost
+ * ancestor of cell's own cgroup (or that cgroup) that the user owns,
+ * with its cgroup.procs and cgroup.subtree_control; the jails' cgroups
+ * go in DIR/cell/cell-NAME (--cgroup-parent: DIR/cell-NAME).  No v1
+ * cgroups, and no device program (a rootless jail's device nodes are the
+ * host's, bound).  Without one, a jail that needs no cgroup runs
+ * without; one that asks for a limit that needs a cgroup is refused
+ * before anything is made (cgroup_check_rootless()).
+ */
+struct cgroup_deleg {
+	char *mnt;	    /* the cgroup2 mount (/sys/fs/cgroup; a hybrid host's
+			     * /sys/fs/cgroup/unified); NULL: none */
+	char *own;	    /* cell's v2 cgroup ("/user.slice/..."; "" the root) */
+	char *dir;	    /* the delegated directory (MNT + a path); NULL: none */
+	unsigned int ctrls; /* the controllers DIR has (1 << ctrl) */
+};
+
+/* Fills D from the cgroup2 mounted at MNT, for a cell in the cgroup OWN
+ * and the user UID; CGPARENT (or NULL) as --cgroup-parent.  None found
+ * is no error (D->dir NULL); a --cgroup-parent that is not the user's,
+ * or whose common ancestor with OWN is not, is one (about
+ * cgroup_parent). */
+int cgroup_deleg_find(struct cgroup_deleg *d, const char *mnt, const char *own,
+		      const char *cgparent, uid_t uid, struct cell_err *e);
+/* The same on this host: its cgroup2 mount, /proc/self/cgroup, the
+ * effective uid. */
+int cgroup_deleg_host(struct cgroup_deleg *d, const char *cgparent, struct cell_err *e);
+void cgroup_deleg_free(struct cgroup_deleg *d);
+/* True when UID owns the directory DIR, its cgroup.procs and its
+ * cgroup.subtree_control, and may write both. */
+bool cgroup_deleg_is_users(const char *dir, uid_t uid);
+
+/* Whether the spec S can have its cgroups in D (none found: D->dir
+ * NULL): a jail that needs none, or whose settings need none (an OCI
+ * container's every controller is only wanted), can; one whose limit
+ * needs a controller D lacks is refused, the error about that limit:
+ * "needs a delegated cgroup v2 subtree (rootless, and none found): ..."
+ * with how to get one. */
+int cgroup_deleg_check(const struct cgroup_deleg *d, const struct jail_spec *s, struct cell_err *e);
+
+/* When rootless, cgroup_deleg_check() on this host; else nothing.  For
+ * the launch's prepare stage and for `cell set`. */
+int cgroup_check_rootless(const struct jail_spec *s, struct cell_err *e);
+
+/* What `cell inspect` says of a jail's cgroup, from its record's REC
+ * (NULL or null: none): the record's object as it is, or, for a
+ * ROOTLESS_JAIL without cgroups, "none (rootless, no delegated cgroup
+ * v2 subtree)" when there is still none, else "none"; NULL (null) for
+ * a rootful jail without. */
+json_t *cgroup_inspect(const json_t *rec, bool rootless_jail);
 
 /* Parsers, exposed for the unit tests. */
 

@@ -27,6 +27,10 @@ struct cgroup_where {
 	const char *exact;    /* a cgroup_path: absolute, or beneath own */
 	unsigned int want;    /* the controllers (1 << ctrl) */
 	unsigned int need;    /* those of WANT the host must have */
+	/* v2, rootless: the delegated directory (struct cgroup_deleg) the
+	 * jail's cgroup goes beneath, and the cgroup2 mount it is on. */
+	const char *deleg;
+	const char *mnt;
 };
 
 struct cgroup_ops {
@@ -97,6 +101,32 @@ extern const struct cgroup_ops cgroup_v2_ops;
 size_t cgroup_dirs(const struct cgroup *cg, unsigned int mask, const char **out);
 
 /* --- shared helpers (cgroup.c) ------------------------------------- */
+
+/* The controllers (1 << ctrl) spec S wants, and of those the ones the
+ * host (or the delegated subtree) must have; ROOTLESS: no devices. */
+void cgroup_spec_ctrls(const struct jail_spec *s, bool rootless, unsigned int *want,
+		       unsigned int *need);
+/* The parameter of the first of the limits L (and CGPARENT,
+ * --cgroup-parent or NULL) that needs a controller of NEED (-1: none of
+ * the jail CLI's), for errors about it. */
+int cgroup_need_param(const struct jail_limits *l, const char *cgparent, unsigned int need);
+/* Of the controllers (1 << ctrl), those that a setting needs, not only
+ * wants (cgroup_ctrls_for()). */
+unsigned int cgroup_ctrls_needed(unsigned int ctrls);
+
+/* --- rootless (cgroup_deleg.c) -------------------------------------- */
+
+/* The controllers (1 << ctrl) the cgroup DIR has: its
+ * cgroup.controllers, and the freezer (cgroup.freeze). */
+unsigned int cgroup_deleg_ctrls(const char *dir);
+/* The refusal of a setting (about PARAM, -1: none) that needs the
+ * controllers NEED, which D (D->dir NULL: none found) lacks. */
+int cgroup_deleg_refuse(const struct cgroup_deleg *d, int param, unsigned int need,
+			struct cell_err *e);
+/* cgroup_deleg_host() for a cell in the cgroups of OWN_TEXT (the text
+ * of /proc/PID/cgroup; NULL: /proc/self/cgroup's). */
+int cgroup_deleg_host_of(struct cgroup_deleg *d, const char *own_text, const char *cgparent,
+			 struct cell_err *e);
 
 /* True when LIST (LEN bytes of words separated by SEP) holds WORD. */
 bool cgroup_words_have(const char *list, size_t len, char sep, const char *word);

@@ -26,6 +26,53 @@
 
 #define FREEZE_WAIT_MS 2000
 
+/* The directory of the cgroup path PATH of the hierarchy at MNT; heap. */
+static char *at_mnt(const char *mnt, const char *path)
+{
+	return cgroup_join(mnt, "/", path);
+}
+
+/*
+ * Rootless: beneath the delegated directory W->deleg.  The jail's cgroup
+ * is DELEG/cell/LEAF, "cell" a directory of cell's that holds no process
+ * (so that controllers can be given to the jails beneath it), made when
+ * missing and removed with the last jail (made 2); beneath
+ * --cgroup-parent, DELEG/LEAF; a cgroup_path (checked to be beneath
+ * DELEG) exactly, the missing directories down from DELEG made.
+ */
+static int plan_deleg(struct cgroup *cg, const struct cgroup_where *w, const char *own,
+		      struct cgroup *from, struct cell_err *e)
+{
+	cleanup_free char *cell = NULL;
+	int n;
+
+	cg->deleg = strdup(w->deleg);
+	if (cg->deleg == NULL)
+		return cell_err_set(e, ENOMEM, "cgroup");
+	if (w->exact != NULL) {
+		n = w->exact[0] == '/' ? asprintf(&cg->path, "%s%s", w->mnt, w->exact)
+				       : asprintf(&cg->path, "%s/%s", w->deleg, w->exact);
+		if (n < 0) {
+			cg->path = NULL;
+			return cell_err_set(e, ENOMEM, "cgroup");
+		}
+		return cgroup_plan_exact(cg->path, w->deleg, &cg->path_made, e);
+	}
+	if (asprintf(&cell, "%s/cell", w->deleg) < 0) {
+		cell = NULL;
+		return cell_err_set(e, ENOMEM, "cgroup");
+	}
+	n = asprintf(&cg->path, "%s/%s", w->cgparent != NULL ? w->deleg : cell, w->leaf);
+	if (n < 0) {
+		cg->path = NULL;
+		return cell_err_set(e, ENOMEM, "cgroup");
+	}
+	cg->path_made = w->cgparent == NULL && access(cell, F_OK) < 0 ? 2 : 1;
+	if (from != NULL && (from->path = at_mnt(w->mnt, own)) == NULL)
+		return cell_err_set(e, ENOMEM, "cgroup");
+	return 0;
+}
+
 static int plan(struct cgroup *cg, const struct cgroup_where *w, struct cgroup *from,
 		struct cell_err *e)
 {
@@ -34,6 +81,8 @@ static int plan(struct cgroup *cg, const struct cgroup_where *w, struct cgroup *
 	own = cgroup_parse_own(w->own_text, NULL);
 	if (own == NULL)
 		return cell_err_set(e, ENOENT, "cgroup: no unified cgroup in /proc/PID/cgroup");
+	if (w->deleg != NULL)
+		return plan_deleg(cg, w, own, from, e);
 	if (w->exact != NULL) {
 		path = cgroup_parent_path(w->exact, own);
 		cg->path = path ? cgroup_join(CGROUP_FS, "/", path) : NULL;
@@ -98,6 +147,13 @@ static int enable_in(const char *pdir, unsigned int want, struct cell_err *e)
 		if (!cgroup_words_have(avail, strlen(avail), ' ', name))
 			continue;
 		snprintf(ctl, sizeof(ctl), "+%s", name);
+		if (cgroup_write(pdir, "cgroup.subtree_control", ctl) < 0 && errno == EBUSY)
+			return cell_err_set(
+				e, EBUSY,
+				"cgroup: enable %s in %s/cgroup.subtree_control: it has "
+				"processes in it (cgroup v2 gives controllers only to the "
+				"children of a cgroup without)",
+				name, pdir);
 		if (cgroup_write(pdir, "cgroup.subtree_control", ctl) < 0) {
 			cell_err_set(e, errno,
 				     "cgroup: enable %s in %s/cgroup.subtree_control (try "
@@ -135,15 +191,59 @@ static int check_enabled(const struct cgroup *cg, unsigned int need, struct cell
 	return 0;
 }
 
-static int make(struct cgroup *cg, unsigned int want, unsigned int need, struct cell_err *e)
+/* How many directories the jail's cgroup is below the delegated one
+ * (DELEG/cell/LEAF: 2). */
+static unsigned int deleg_depth(const struct cgroup *cg)
+{
+	unsigned int n = 0;
+
+	for (const char *p = cg->path + strlen(cg->deleg); *p != '\0'; p++)
+		n += *p == '/';
+	return n;
+}
+
+/* Rootless: the controllers enabled from the delegated directory down
+ * to the first directory cell makes (the rest, cgroup_make_dirs() as it
+ * makes them): a "cell" directory made for an earlier jail has only
+ * what that jail asked for. */
+static int enable_down(const struct cgroup *cg, unsigned int want, unsigned int made,
+		       struct cell_err *e)
+{
+	for (unsigned int k = cg->deleg != NULL ? deleg_depth(cg) : 0; k > made; k--) {
+		cleanup_free char *dir = cgroup_up(cg->path, k);
+
+		if (dir == NULL)
+			return cell_err_set(e, ENOMEM, "cgroup");
+		if (enable_in(dir, want, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int make_path(struct cgroup *cg, unsigned int want, struct cell_err *e)
 {
 	cleanup_free char *pdir = parent_dir(cg);
+	unsigned int made = cg->path_made;
 
 	if (pdir == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
+	if (enable_down(cg, want, made, e) < 0)
+		return -1;
 	/* A cgroup_path that was there: its parent enables them still. */
-	if ((cg->path_made == 0 && enable_in(pdir, want, e) < 0) ||
-	    cgroup_make_dirs(cg->path, &cg->path_made, enable_parent, &want, e) < 0) {
+	if (made == 0 && cg->deleg == NULL && enable_in(pdir, want, e) < 0)
+		return -1;
+	if (cgroup_make_dirs(cg->path, &cg->path_made, enable_parent, &want, e) == 0)
+		return 0;
+	/* Rootless: the last other jail removed "cell" meanwhile. */
+	if (e->errnum != ENOENT || cg->deleg == NULL || made != 1 || deleg_depth(cg) != 2)
+		return -1;
+	cg->path_made = 2;
+	return cgroup_make_dirs(cg->path, &cg->path_made, enable_parent, &want, e);
+}
+
+static int make(struct cgroup *cg, unsigned int want, unsigned int need, struct cell_err *e)
+{
+	if (make_path(cg, want, e) < 0) {
 		free(cg->path); /* not made: never removed */
 		cg->path = NULL;
 		return -1;
@@ -464,6 +564,8 @@ static int enable(const struct cgroup *cg, unsigned int want, struct cell_err *e
 
 	if (pdir == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
+	if (enable_down(cg, want, 1, e) < 0)
+		return -1;
 	return enable_in(pdir, want, e);
 }
 
@@ -567,7 +669,25 @@ static int to_json(const struct cgroup *cg, json_t *j)
 {
 	if (json_object_set_new(j, "path", json_string(cg->path)) < 0)
 		return -1;
+	if (cg->deleg != NULL && json_object_set_new(j, "delegated", json_string(cg->deleg)) < 0)
+		return -1;
 	return cg->path_made == 1 ? 0 : json_object_set_new(j, "made", json_integer(cg->path_made));
+}
+
+/* A record's delegated directory: the jail's cgroup must be beneath it
+ * (a record edited to name another would make cell enable controllers
+ * there). */
+static int deleg_from_json(struct cgroup *cg, const json_t *v, struct cell_err *e)
+{
+	const char *d = json_string_value(v);
+	size_t n = d != NULL ? strlen(d) : 0;
+
+	if (v == NULL)
+		return 0;
+	if (d == NULL || n == 0 || strncmp(cg->path, d, n) != 0 || cg->path[n] != '/')
+		return cell_err_set(e, EINVAL, "cgroup: delegated: not a directory above its path");
+	cg->deleg = strdup(d);
+	return cg->deleg != NULL ? 0 : cell_err_set(e, ENOMEM, "cgroup");
 }
 
 static int from_json(struct cgroup *cg, const json_t *j, struct cell_err *e)
@@ -581,6 +701,8 @@ static int from_json(struct cgroup *cg, const json_t *j, struct cell_err *e)
 	cg->path = strdup(json_string_value(v));
 	if (cg->path == NULL)
 		return cell_err_set(e, ENOMEM, "cgroup");
+	if (deleg_from_json(cg, json_object_get(j, "delegated"), e) < 0)
+		return -1;
 	return cgroup_made_from_json(json_object_get(j, "made"), &cg->path_made, e);
 }
 

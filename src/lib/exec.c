@@ -85,6 +85,7 @@ struct exec_child {
 	int cgroup_fd; /* v2: the jail's cgroup, for CLONE_INTO_CGROUP; else -1 */
 	int jail_pidfd;
 	int join_user; /* CLONE_NEWUSER if the jail has a user namespace of its own */
+	int join_ns;   /* the other namespaces of the jail that are not cell's */
 	int sock;
 	sigset_t parent; /* the signal mask to restore before execve */
 	mode_t umask;
@@ -152,8 +153,7 @@ static noreturn void exec_process(const struct exec_child *c)
  * namespace for its children only, and forks the process there. */
 static noreturn void exec_joiner(const struct exec_child *c)
 {
-	int ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWCGROUP |
-		 CLONE_NEWPID | c->join_user;
+	int ns = c->join_ns | c->join_user;
 	struct child_msg m = {.type = MSG_PROCESS};
 	struct cell_err e;
 	int pidfd = -1;
@@ -238,6 +238,40 @@ static int userns_to_join(const struct jail *j, struct cell_err *e)
 	    syscall(SYS_pidfd_send_signal, j->pidfd, 0, NULL, 0) < 0)
 		return cell_err_set(e, errno, "jail %s: its user namespace", j->dir.name);
 	return own.st_ino == jail.st_ino && own.st_dev == jail.st_dev ? 0 : CLONE_NEWUSER;
+}
+
+/*
+ * The namespaces of jail J (but user) that are not cell's own, to join;
+ * -1 on an error.  One it shares with the host (--net host, an OCI
+ * config without that type) is not joined: a rootless cell may not join
+ * the host's (owned by the initial user namespace), and for root it is
+ * joined already.  Read through /proc, checked against the pidfd
+ * afterwards, as userns_to_join().
+ */
+static int ns_to_join(const struct jail *j, struct cell_err *e)
+{
+	static const struct {
+		const char *name;
+		int flag;
+	} kinds[] = {{"mnt", CLONE_NEWNS},  {"uts", CLONE_NEWUTS},	 {"ipc", CLONE_NEWIPC},
+		     {"net", CLONE_NEWNET}, {"cgroup", CLONE_NEWCGROUP}, {"pid", CLONE_NEWPID}};
+	int mask = 0;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char own[64], jail[64];
+		struct stat a, b;
+
+		snprintf(own, sizeof(own), "/proc/self/ns/%s", kinds[i].name);
+		snprintf(jail, sizeof(jail), "/proc/%d/ns/%s", (int)j->pid, kinds[i].name);
+		if (stat(own, &a) < 0 || stat(jail, &b) < 0)
+			return cell_err_set(e, errno, "jail %s: its %s namespace", j->dir.name,
+					    kinds[i].name);
+		if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+			mask |= kinds[i].flag;
+	}
+	if (syscall(SYS_pidfd_send_signal, j->pidfd, 0, NULL, 0) < 0)
+		return cell_err_set(e, errno, "jail %s: its namespaces", j->dir.name);
+	return mask;
 }
 
 /* The jail's cgroup directory on v2, for CLONE_INTO_CGROUP; -1 else. */
@@ -357,7 +391,8 @@ static int exec_in(const char *state_root, struct jail_spec *s, bool from_record
 		goto out;
 	c.policy = &policy;
 	c.join_user = userns_to_join(&j, e);
-	if (c.join_user < 0)
+	c.join_ns = c.join_user < 0 ? -1 : ns_to_join(&j, e);
+	if (c.join_user < 0 || c.join_ns < 0)
 		goto out;
 	cgfd = v2_cgroup_fd(&cg, e);
 	if (cgfd == -1)

@@ -402,6 +402,10 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 	if (j == NULL)
 		return cell_err_set(e, ENOMEM, "inspect");
 	json_object_del(j, "start_time");
+	/* Where its cgroup is, or that a rootless jail has none. */
+	json_object_set_new(j, "cgroup",
+			    cgroup_inspect(json_object_get(state, "cgroup"),
+					   json_object_get(state, "rootless") != NULL));
 	json_object_set_new(j, "state", json_string(running ? "running" : "stopped"));
 	/* The exit status of a stopped jail, when it is known (--init
 	 * records it; cell stop's SIGKILL too). */

@@ -617,7 +617,8 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 			"a bridge needs root (rootless: --net none, host, slirp or ns:PATH)");
 	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
 	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
-	    open_joined(l, e) < 0 || policy_build(s, &l->child.policy, e) < 0)
+	    cgroup_check_rootless(s, e) < 0 || open_joined(l, e) < 0 ||
+	    policy_build(s, &l->child.policy, e) < 0)
 		return -1;
 	/* --net slirp: its program found, or the one clear error. */
 	return slirp_find(&l->net.slirp, s, e);
@@ -640,8 +641,14 @@ static void undo_prepare(struct launch *l)
  * with cell. */
 static int stage_userns(struct launch *l, struct cell_err *e)
 {
-	if (!l->spec->mech.rootless)
+	const struct jail_mechanisms *m = &l->spec->mech;
+
+	if (!m->rootless)
 		return 0;
+	/* An OCI config's user namespace is this one, with its maps
+	 * (oci_config.c); without a helper of cell's to make it. */
+	if (!m->own_userns && m->nuid_map > 0)
+		return rootless_enter(m->uid_map, m->nuid_map, m->gid_map, m->ngid_map, e);
 	return rootless_enter(NULL, 0, NULL, 0, e);
 }
 

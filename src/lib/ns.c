@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rootless.h"
 #include "testpoint.h"
 
 unsigned long long ns_clone_flags(const struct jail_spec *s)
@@ -328,8 +329,10 @@ int ns_become_root(struct cell_err *e)
 	/* Joined, the process still has the host's ids, which the jail's
 	 * namespace may not map (a range maps no host root): root of the
 	 * namespace now, the host ids of the range's first.  Groups first:
-	 * the host's supplementary groups must not come along. */
-	if (setgroups(0, NULL) < 0)
+	 * the host's supplementary groups must not come along, but where a
+	 * rootless jail's single mapping denies setgroups (rootless.h): the
+	 * user's own host groups, which map to nothing there. */
+	if (setgroups(0, NULL) < 0 && !(errno == EPERM && rootless_setgroups_denied()))
 		return cell_err_set(e, errno, "user namespace: drop supplementary groups");
 	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
 		return cell_err_set(e, errno, "user namespace: become its root");

@@ -36,6 +36,7 @@
 
 #include "cleanup.h"
 #include "devices.h"
+#include "rootless.h"
 #include "untrusted.h"
 
 #ifndef CLONE_NEWTIME
@@ -1088,6 +1089,37 @@ static int parse_userns(struct oci *o)
 	return 0;
 }
 
+/*
+ * A rootless cell-oci (rootless.h) makes no device node, mounts no
+ * cgroup v1 and binds the host's /sys where it may not mount one.  A
+ * plain user's container lives in the config's user namespace, which
+ * rootless_enter() makes and maps with the config's maps before the
+ * launch: cell-oci is its root from then on and makes every other
+ * namespace in it, so no helper makes it (own_userns false) and the
+ * config's ids are the kernel's own when the root is built.  A plain
+ * user can make nothing without one: refused, as runc refuses it.  Root
+ * of someone else's user namespace (rootless podman's runtime) is
+ * root there: that namespace is the container's unless the config asks
+ * for one, which cell's helper makes as it does for root.
+ */
+static int parse_rootless(struct oci *o)
+{
+	struct jail_mechanisms *m = &o->s->mech;
+
+	if (!rootless())
+		return 0;
+	m->rootless = true;
+	if (geteuid() == 0)
+		return 0;
+	if (!m->own_userns)
+		return bad(o->e, "linux.namespaces",
+			   "a rootless container needs a user namespace, with uidMappings and "
+			   "gidMappings (cell-oci spec --rootless writes one)");
+	m->own_userns = false;
+	m->userns_owns = 0;
+	return 0;
+}
+
 /* ---- linux: devices ----------------------------------------------- */
 
 /* The nodes every container gets (config-linux.md, "Default Devices");
@@ -1635,8 +1667,8 @@ static int parse_linux(struct oci *o)
 	static const char *const refused[] = {"intelRdt", "netDevices", "memoryPolicy", NULL};
 	struct jail_mechanisms *m = &o->s->mech;
 
-	if (parse_namespaces(o) < 0 || parse_userns(o) < 0 || parse_devices(o) < 0 ||
-	    parse_resources(o) < 0 || parse_sysctl(o) < 0 ||
+	if (parse_namespaces(o) < 0 || parse_userns(o) < 0 || parse_rootless(o) < 0 ||
+	    parse_devices(o) < 0 || parse_resources(o) < 0 || parse_sysctl(o) < 0 ||
 	    path_list(o->lx, "maskedPaths", &m->masked, &m->nmasked, o->e) < 0 ||
 	    path_list(o->lx, "readonlyPaths", &m->readonly, &m->nreadonly, o->e) < 0 ||
 	    parse_propagation(o) < 0 || parse_personality(o) < 0 || parse_cgroups_path(o) < 0 ||
@@ -2351,18 +2383,21 @@ static json_t *default_linux(bool rootless)
 			goto fail;
 		return lx;
 	}
-	/* The caller's own ids are the container's root: the one mapping an
-	 * unprivileged user may write. */
+	/* runc's changes for a rootless bundle: no network namespace (an
+	 * unprivileged user could not set one up, and sysfs is then the
+	 * host's, bound), a user namespace whose root is the caller's
+	 * effective ids, the one mapping an unprivileged user may write
+	 * without newuidmap, and no resources (no cgroup to write). */
 	if (json_object_set_new(lx, "namespaces",
-				json_pack("[{s:s}, {s:s}, {s:s}, {s:s}, {s:s}]", "type", "pid",
-					  "type", "ipc", "type", "uts", "type", "mount", "type",
-					  "user")) < 0 ||
+				json_pack("[{s:s}, {s:s}, {s:s}, {s:s}, {s:s}, {s:s}]", "type",
+					  "pid", "type", "ipc", "type", "uts", "type", "mount",
+					  "type", "cgroup", "type", "user")) < 0 ||
 	    json_object_set_new(lx, "uidMappings",
 				json_pack("[{s:i, s:I, s:i}]", "containerID", 0, "hostID",
-					  (json_int_t)getuid(), "size", 1)) < 0 ||
+					  (json_int_t)geteuid(), "size", 1)) < 0 ||
 	    json_object_set_new(lx, "gidMappings",
 				json_pack("[{s:i, s:I, s:i}]", "containerID", 0, "hostID",
-					  (json_int_t)getgid(), "size", 1)) < 0)
+					  (json_int_t)getegid(), "size", 1)) < 0)
 		goto fail;
 	return lx;
 fail:

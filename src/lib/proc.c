@@ -82,6 +82,29 @@ bool proc_alive(pid_t pid, unsigned long long start)
 	       state != 'X';
 }
 
+/*
+ * Whether PID's "NSpid:" line in its status (readable by anyone) names
+ * one pid only: the namespace of this /proc, not one beneath it.  For a
+ * process whose namespace links the caller may not follow: a rootless
+ * jail's first process before its execve, not dumpable and of a memory
+ * map made in the host's user namespace (ptrace rules: only the host's
+ * root may read its links).
+ */
+static bool nspid_single(pid_t pid)
+{
+	char path[64], buf[4096];
+	const char *line;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (proc_read_text(path, buf, sizeof(buf)) < 0 || (line = strstr(buf, "\nNSpid:")) == NULL)
+		return true; /* unknown: the caller fails closed */
+	line += strlen("\nNSpid:");
+	line += strspn(line, " \t");
+	line += strspn(line, "0123456789");
+	/* A second pid follows on the line: a namespace beneath. */
+	return line[strspn(line, " \t")] == '\n' || line[strspn(line, " \t")] == '\0';
+}
+
 bool proc_in_own_pidns(pid_t pid)
 {
 	static struct stat own;
@@ -96,6 +119,6 @@ bool proc_in_own_pidns(pid_t pid)
 	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
 	if (stat(path, &st) < 0)
-		return true;
+		return errno == EACCES || errno == EPERM ? nspid_single(pid) : true;
 	return st.st_ino == own.st_ino && st.st_dev == own.st_dev;
 }

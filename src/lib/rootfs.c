@@ -70,19 +70,35 @@ static int open_in_root(int root, const char *path, int flags)
 static int check_bind_under_masks(const struct jail_spec *s, struct cell_err *e);
 
 /*
+ * Whether UID may own what a jail's root is made of: root or the caller.
+ * For a rootless cell that is root of someone else's user namespace
+ * (rootless podman's runtime) any owner: every id that namespace maps is
+ * the user's own or one of its subordinate ids, and one it does not map
+ * (the host's root, another user) shows as the overflow uid, which the
+ * user's mapped nobody shows as too; none can be told apart there, and
+ * such a jail holds no privilege beyond the user's (runc and crun do not
+ * look at all).  The modes are checked all the same.
+ */
+static bool owner_ok(const struct jail_spec *s, uid_t uid, uid_t me)
+{
+	return uid == 0 || uid == me || (s->mech.rootless && me == 0);
+}
+
+/*
  * Whether others than root (and the caller) could change what DIR is:
  * DIR itself writable by another, or a parent writable by another
  * without the sticky bit (which keeps others from renaming what they do
  * not own, /tmp's and /var/tmp's case) or owned by another.  A --rootfs
  * such a user can swap or fill is theirs to hand to the jail.
  */
-static int check_owners(const char *dir, const struct stat *st, struct cell_err *e)
+static int check_owners(const struct jail_spec *s, const char *dir, const struct stat *st,
+			struct cell_err *e)
 {
 	char path[PATH_MAX];
 	struct stat p = *st;
 	uid_t me = getuid();
 
-	if ((p.st_uid != 0 && p.st_uid != me) || (p.st_mode & (S_IWGRP | S_IWOTH)))
+	if (!owner_ok(s, p.st_uid, me) || (p.st_mode & (S_IWGRP | S_IWOTH)))
 		return cell_err_param(e, PARAM_PATH, 0, EPERM,
 				      "others than root may change it (owner %u, mode %04o)",
 				      (unsigned int)p.st_uid, (unsigned int)(p.st_mode & 07777));
@@ -96,7 +112,7 @@ static int check_owners(const char *dir, const struct stat *st, struct cell_err 
 		*(slash == path ? slash + 1 : slash) = '\0';
 		if (stat(path, &p) < 0)
 			return cell_err_param(e, PARAM_PATH, 0, errno, "%s", path);
-		if ((p.st_uid != 0 && p.st_uid != me) ||
+		if (!owner_ok(s, p.st_uid, me) ||
 		    ((p.st_mode & (S_IWGRP | S_IWOTH)) && !(p.st_mode & S_ISVTX)))
 			return cell_err_param(
 				e, PARAM_PATH, 0, EPERM,
@@ -132,7 +148,7 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 			return cell_err_param(e, PARAM_PATH, 0, 0,
 					      "the host's own root (the embedded root, the jail's "
 					      "without a path, is the host's files read-only)");
-		if (s->rootfs[0] == '/' && check_owners(s->rootfs, &st, e) < 0)
+		if (s->rootfs[0] == '/' && check_owners(s, s->rootfs, &st, e) < 0)
 			return -1;
 		pin->dev = st.st_dev;
 		pin->ino = st.st_ino;

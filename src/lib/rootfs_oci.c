@@ -163,13 +163,21 @@ int rootfs_map_id(const struct jail_idmap *map, size_t n, uint32_t id, uint32_t 
 	return -1;
 }
 
+/* Whether the config's maps are of a user namespace made after the
+ * root is built: not a rootless cell's own, which it builds in
+ * (oci_config.c), where the config's ids are the kernel's already. */
+static bool maps_later(const struct jail_mechanisms *m)
+{
+	return (m->nuid_map > 0 || m->ngid_map > 0) && !(m->rootless && !m->own_userns);
+}
+
 int rootfs_host_id(const struct jail_mechanisms *m, const struct rootfs_ids *ids, bool gid,
 		   uint32_t id, uint32_t *out)
 {
 	const struct jail_idmap *map = gid ? m->gid_map : m->uid_map;
 	size_t n = gid ? m->ngid_map : m->nuid_map;
 
-	if (n > 0)
+	if (n > 0 && maps_later(m))
 		return rootfs_map_id(map, n, id, out);
 	/* A range of the jail's own (ns.h): its ids are the range's. */
 	if (ids != NULL && ids->userns >= 0) {
@@ -185,7 +193,7 @@ int rootfs_host_id(const struct jail_mechanisms *m, const struct rootfs_ids *ids
  * kernel, which reads them in the host's user namespace here. */
 static bool ids_translated(const struct jail_mechanisms *m, const struct rootfs_ids *ids)
 {
-	return m->nuid_map > 0 || m->ngid_map > 0 || (ids != NULL && ids->userns >= 0);
+	return maps_later(m) || (ids != NULL && ids->userns >= 0);
 }
 
 /* Appends "KEY=VALUE" (VALUE NULL: "KEY") to the options in BUF. */
@@ -822,6 +830,27 @@ static int protect_kernel_mount(struct oci_build *b, const struct jail_mount *m,
 	return 0;
 }
 
+/*
+ * A rootless container without a network namespace of its own may not
+ * mount a sysfs (it shows the host's network): the host's /sys, with its
+ * submounts, detached, with ATTR over all of them (a read-only sysfs
+ * must not hold a writable mount), as runc falls back to.
+ */
+static int host_sys(struct mount_attr *attr, struct cell_err *e)
+{
+	int mnt = open_tree(AT_FDCWD, "/sys", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+
+	cell_err_clear(e);
+	if (mnt < 0)
+		return cell_err_set(e, errno, "bind the host's /sys");
+	if (set_attrs(mnt, true, attr) < 0) {
+		cell_err_set(e, errno, "bind the host's /sys: set its attributes");
+		close(mnt);
+		return -1;
+	}
+	return mnt;
+}
+
 /* A new instance of the mount's filesystem, detached, protected, then
  * attached. */
 static int mount_fresh_fs(struct oci_build *b, const struct jail_mount *m, const char *dest,
@@ -845,6 +874,8 @@ static int mount_fresh_fs(struct oci_build *b, const struct jail_mount *m, const
 	mnt = rootfs_fs_mount(m->type,
 			      m->source != NULL && m->source[0] != '\0' ? m->source : m->type, dest,
 			      opts, (unsigned int)attr.attr_set, e);
+	if (mnt < 0 && e->errnum == EPERM && b->s->mech.rootless && type_is(m, "sysfs"))
+		mnt = host_sys(&attr, e);
 	if (mnt < 0 || protect_kernel_mount(b, m, mnt, dest, e) < 0)
 		return -1;
 	return attach_dest(b, mnt, m, dest, DEST_DIR, e);
@@ -1131,6 +1162,24 @@ static int setup_dev(struct oci_build *b, struct cell_err *e)
 	return dev_links(b, dev, e);
 }
 
+/* Where mknod is not allowed (a rootless cell-oci, rootless.h): the
+ * host's /dev/null, detached and read-only, masks files, as runc's do. */
+static int host_null(struct masks *m, struct cell_err *e)
+{
+	struct mount_attr ro = {.attr_set =
+					MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
+	struct stat st;
+
+	m->null = open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (m->null < 0 || fstat(m->null, &st) < 0)
+		return cell_err_set(e, errno, "bind the host's /dev/null for masks");
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3))
+		return cell_err_set(e, ENODEV, "the host's /dev/null is not the null device");
+	if (mount_setattr(m->null, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		return cell_err_set(e, errno, "the null device for masks: read-only");
+	return 0;
+}
+
 /*
  * What masks files: a null device on a tiny tmpfs of the jail's own,
  * detached (MNT, kept open while masks are cloned from it): the jail's
@@ -1149,7 +1198,8 @@ static int open_null(struct masks *m, int *mnt, struct cell_err *e)
 	if (*mnt < 0)
 		return -1;
 	if (mknodat(*mnt, "null", S_IFCHR | 0666, makedev(1, 3)) < 0)
-		return cell_err_set(e, errno, "mknod a null device for masks");
+		return errno == EPERM ? host_null(m, e)
+				      : cell_err_set(e, errno, "mknod a null device for masks");
 	m->null = openat(*mnt, "null", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (m->null < 0)
 		return cell_err_set(e, errno, "open the null device for masks");

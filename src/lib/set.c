@@ -917,8 +917,9 @@ int jail_set(const char *state_root, const char *name, const struct jail_change 
 	/* Every value checked before anything changes. */
 	if (apply_change(&old, &want, c, e) < 0)
 		goto out;
-	if (want.limits.cpus_milli != old.limits.cpus_milli &&
-	    cgroup_check_cpus(want.limits.cpus_milli, e) < 0) {
+	if ((want.limits.cpus_milli != old.limits.cpus_milli &&
+	     cgroup_check_cpus(want.limits.cpus_milli, e) < 0) ||
+	    cgroup_grow_check(&cg, &old.limits, &want.limits, old.cgroup_parent, j.pid, e) < 0) {
 		cell_err_prefix(e, "jail %s", name);
 		goto out;
 	}

@@ -930,9 +930,12 @@ static void the_default_config_parses_back(void **state)
 	round_trip(true, &s);
 	assert_true(s.mech.own_userns);
 	assert_int_equal(s.mech.nuid_map, 1);
-	assert_int_equal(s.mech.uid_map[0].outside, getuid());
-	assert_int_equal(s.mech.gid_map[0].outside, getgid());
-	assert_false(s.mech.ns_new & CLONE_NEWNET);
+	assert_int_equal(s.mech.uid_map[0].outside, geteuid());
+	assert_int_equal(s.mech.gid_map[0].outside, getegid());
+	/* runc's rootless changes: the default's namespaces but the network
+	 * one, and a user namespace (cell's helper makes it: not in ns_new). */
+	assert_int_equal(s.mech.ns_new, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNS |
+						CLONE_NEWCGROUP);
 	assert_int_equal(s.ndevices, 0);
 	assert_string_equal(s.mech.mounts[5].type, "bind");
 	assert_string_equal(s.mech.mounts[5].source, "/sys");

@@ -150,7 +150,7 @@ rc=$?
 check "(j) exec y: in the jail's cgroup namespace (/proc/self/cgroup is 0::/)" \
 	[ "$rc" = 0 -a "$out" = "0::/" ]
 out=$($CELL exec y cat /sys/fs/cgroup/cgroup.procs </dev/null 2>/tmp/err | wc -l | tr -d ' ')
-check "(j) exec y: in the jail's cgroup (its pid 1 and the exec'd cat)" [ "$out" = 2 ]
+check "(j) exec y: in the jail's cgroup (its reaper, sleep and the exec'd cat)" [ "$out" = 3 ]
 $CELL set y nrtask=9 memory=32M </dev/null 2>/tmp/err
 rc=$?
 out="$(cat "$ycg/pids.max" 2>/dev/null) $(cat "$ycg/memory.max" 2>/dev/null)"
@@ -177,7 +177,7 @@ out="$(cat "$zcg/pids.max" 2>/dev/null) $(cat "$zcg/memory.max" 2>/dev/null)"
 check "(k) set z nrtask=7 memory=32M: a new cgroup with pids.max and memory.max" \
 	[ "$rc" = 0 -a -n "$zcg" -a "$out" = "7 33554432" ]
 out=$(wc -l <"$zcg/cgroup.procs" 2>/dev/null | tr -d ' ')
-check "(k) both of z's processes (sh and sleep) are in it" [ "$out" = 2 ]
+check "(k) all of z's processes (its reaper, sh and sleep) are in it" [ "$out" = 3 ]
 $CELL stop -t 0 z 2>/tmp/err && $CELL rm z 2>/tmp/err
 rc=$?
 check "(k) stop and rm z: its new cgroup removed, no state left" \
@@ -209,19 +209,23 @@ check "(m) --allow set_hostname --nrtask 5: hostname set inside, own user namesp
 	-a "$m_pids" = 5 -a "$(hostname)" = "$guest_host" ]
 
 # (n) devices on v2: a --rootfs jail with a host device bound in gets an
-# eBPF device program that denies it (EPERM) and allows the standard set
+# eBPF device program that denies it (EPERM) and allows the standard set.
+# The device: a node of /dev/kmsg that the jail's root may open (0666;
+# for writing, which needs no CAP_SYSLOG), bound with :dev (a bind is
+# nodev otherwise: EACCES whatever the program says).
 jr=/tmp/jail-root
 mkdir -p $jr/bin
 cp /bin/busybox $jr/bin/busybox
 for a in sh cat echo head wc; do ln -sf busybox $jr/bin/$a; done
-run --rootfs $jr --bind /dev/kmsg:/tmp/k -- sh -c \
-	'(: </tmp/k) 2>&1; echo "status $?"; echo x >/dev/null && echo null; head -c 8 /dev/urandom | wc -c'
-check "(n) --rootfs --bind /dev/kmsg: the open fails with EPERM; null and urandom work" \
-	[ "$rc" = 0 -a "$out" = "sh: can't open /tmp/k: Operation not permitted
+mknod -m 666 /tmp/kmsg c 1 11
+run --rootfs $jr --bind /tmp/kmsg:/tmp/k:dev -- sh -c \
+	'(: >/tmp/k) 2>&1; echo "status $?"; echo x >/dev/null && echo null; head -c 8 /dev/urandom | wc -c'
+check "(n) --rootfs --bind a host device: the open fails with EPERM; null and urandom work" \
+	[ "$rc" = 0 -a "$out" = "sh: can't create /tmp/k: Operation not permitted
 status 1
 null
 8" ]
-run --no-policy --rootfs $jr --bind /dev/kmsg:/tmp/k -- sh -c '(: </tmp/k) 2>&1; echo "status $?"'
+run --no-policy --rootfs $jr --bind /tmp/kmsg:/tmp/k:dev -- sh -c '(: >/tmp/k) 2>&1; echo "status $?"'
 check "(n) the same without the policy (no device program) opens it" [ "$rc" = 0 -a "$out" = "status 0" ]
 
 # (o) freezer on v2: a --rootfs jail's cgroup (cgroup.freeze) freezes and
@@ -248,6 +252,87 @@ done
 check "(o) stop f (forking in a loop): no process left ($left), its cgroup removed" \
 	[ "$rc" = 0 -a "$left" = 0 -a -n "$fcg" -a ! -d "$fcg" ]
 $CELL rm f 2>/tmp/err
+
+# (r) rootless: uid 1000 runs cell (util-linux's setpriv; busybox has no
+# setuid tool).  Its state root is /tmp/cell-1000, its user namespace the
+# single mapping (no newuidmap here).  First in the root cgroup, which is
+# root's: no delegation; then in DELEG/shell, DELEG a directory root made
+# and gave to the user as systemd delegates (it, cgroup.procs,
+# cgroup.subtree_control, cgroup.threads), its controllers not enabled
+# for its children: cell enables them.
+echo "user:x:1000:1000:user:/tmp:/bin/sh" >>/etc/passwd
+echo "user:x:1000:" >>/etc/group
+AS_USER="/usr/local/bin/setpriv --reuid=1000 --regid=1000 --clear-groups env HOME=/tmp /bin/cell"
+as_user() {
+	$AS_USER "$@"
+}
+# ur ARGS...: `cell ARGS` as the user in the root cgroup; ud: in DELEG/shell
+ur() {
+	out=$(as_user "$@" </dev/null 2>/tmp/err)
+	rc=$?
+}
+D=$CG/deleg
+ud() {
+	out=$(sh -c 'echo $$ >'"$D"'/shell/cgroup.procs && exec "$@"' sh $AS_USER "$@" \
+		</dev/null 2>/tmp/err)
+	rc=$?
+}
+how='run cell under "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass --cgroup-parent'
+
+ur run --memory 64M -- true
+check "(r) rootless, no delegation: --memory 64M is refused in one line saying how, status 125, nothing made" \
+	[ "$rc" = 125 -a "$(cat /tmp/err)" = "cell: run: --memory 64M: needs a delegated cgroup v2 subtree (rootless, and none found): $how" \
+	-a -z "$(ls -A /tmp/cell-1000 2>/dev/null)" ]
+ur run -- sh -c 'id -u; cat /proc/self/uid_map'
+check "(r) rootless, no delegation: a jail without limits runs, as root of a namespace mapping uid 1000" \
+	[ "$rc" = 0 -a "$(echo $out)" = "0 0 1000 1" ]
+
+mkdir $D $D/shell
+chown 1000:1000 $D $D/cgroup.procs $D/cgroup.subtree_control $D/cgroup.threads
+ud run --memory 64M --nrtask 20 -- sh -c "cat $CG/memory.max $CG/pids.max; grep ^0:: /proc/self/cgroup"
+check "(r) rootless, delegated: --memory 64M --nrtask 20: memory.max and pids.max inside, its own cgroup namespace" \
+	[ "$rc" = 0 -a "$out" = "67108864
+20
+0::/" ]
+check "(r) rootless, delegated: the jail's cgroup and cell's directory were removed" \
+	[ -z "$(ls -d $D/cell 2>/dev/null)" ]
+
+ud run -d --name r --memory 64M --nrtask 20 -- sleep 100
+rcg=$(ls -d $D/cell/cell-*-r 2>/dev/null)
+check "(r) rootless run -d r: its cgroup is the user's, in $D/cell, with memory.max and pids.max" \
+	[ "$rc" = 0 -a -n "$rcg" -a "$(cat "$rcg/memory.max" 2>/dev/null) $(cat "$rcg/pids.max" 2>/dev/null)" = "67108864 20" \
+	-a "$(stat -c %u "$rcg" 2>/dev/null)" = 1000 ]
+check "(r) rootless: $D/cell gives the controllers on (subtree_control: $(cat $D/cell/cgroup.subtree_control 2>/dev/null))" \
+	eval 'grep -qw memory $D/cell/cgroup.subtree_control && grep -qw pids $D/cell/cgroup.subtree_control'
+ud inspect r
+check "(r) rootless inspect r: cgroup.path=$rcg, cgroup.delegated=$D" \
+	eval 'printf "%s\n" "$out" | grep -qx "cgroup.path=$rcg" && printf "%s\n" "$out" | grep -qx "cgroup.delegated=$D"'
+ud set r nrtask=30
+check "(r) rootless set r nrtask=30: pids.max follows" [ "$rc" = 0 -a "$(cat "$rcg/pids.max" 2>/dev/null)" = 30 ]
+ud stop -t 0 r
+stop_rc=$rc
+ud rm r
+check "(r) rootless stop and rm r: its cgroup and $D/cell removed, no state left" \
+	[ "$stop_rc" = 0 -a "$rc" = 0 -a ! -d "$rcg" -a ! -d $D/cell -a ! -e /tmp/cell-1000/r ]
+
+ud run --nrtask 10 -- sh -c '
+	( i=0; while [ $i -lt 50 ]; do sleep 5 & i=$((i + 1)); echo $i >/tmp/n; done )
+	read n </tmp/n; echo $n'
+check "(r) rootless fork bomb in --nrtask 10: held at $out children (<= 9), fork failed with EAGAIN" \
+	eval '[ "$rc" = 0 ] && [ "$out" -ge 1 -a "$out" -le 9 ] &&
+		grep -qx "sh: can'"'"'t fork: Resource temporarily unavailable" /tmp/err'
+
+ud run -d --name g -- sh -c 'sleep 100 & wait'
+ud set g memory=32M nrtask=7
+gcg=$(ls -d $D/cell/cell-*-g 2>/dev/null)
+check "(r) rootless set g memory=32M nrtask=7 (started without): a cgroup in $D/cell with both" \
+	[ "$rc" = 0 -a -n "$gcg" -a "$(cat "$gcg/memory.max" 2>/dev/null) $(cat "$gcg/pids.max" 2>/dev/null)" = "33554432 7" ]
+check "(r) all of g's processes (its reaper, sh and sleep) moved in" \
+	[ "$(wc -l <"$gcg/cgroup.procs" 2>/dev/null | tr -d ' ')" = 3 ]
+ud rm -f g
+check "(r) rootless rm -f g: its cgroup removed" [ "$rc" = 0 -a -n "$gcg" -a ! -d "$gcg" -a ! -d $D/cell ]
+rmdir $D/shell $D 2>/dev/null
+check "(r) nothing of cell's left in $D" [ ! -d $D ]
 
 # (f) every jail's cgroup was removed when it ended
 if [ -z "$leftover" ]; then

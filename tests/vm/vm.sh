@@ -3,14 +3,19 @@
 # tests/vm/cgroup2.sh and tests/bench/vm-startup.sh.  Sourced (bash).
 #
 #   vm_setup NAME          checks root, KVM, a kernel and static busybox;
-#                          makes $tmp (removed on exit) and $root in it
+#                          makes $tmp (removed on exit) and $root in it;
+#                          what the host lacks to run a VM at all (qemu,
+#                          a kernel, busybox-static) is vm_skip's
+#   vm_skip REASON         prints one TAP line, "ok 1 - NAME # skip
+#                          REASON", and exits 0
 #   vm_add BIN [DEST]      copies BIN (DEST: default the same path) into
 #                          $root, with the shared libraries ldd names
 #   vm_boot GUEST TIMEOUT  GUEST as /init (with tests/vm/guest.sh as
 #                          /lib/vm-guest.sh), packs $root, boots it; the
 #                          console (without \r) in $tmp/console
 #
-#   VMLINUZ=PATH   the kernel (default the newest /boot/vmlinuz-*)
+#   VMLINUZ=PATH   the kernel (default: tests/vm/kernel.sh's, one that
+#                  runs cell's jails, fetched from Debian when needed)
 #   VM_ACCEL=A     kvm or tcg (default kvm, but tcg on a host whose
 #                  /dev/kvm is PVM's (kvm_pvm): it runs only PVM guest
 #                  kernels, and a stock one never gets past its
@@ -19,6 +24,12 @@
 vm_die() {
 	echo "$vm_name: $*" >&2
 	exit 1
+}
+
+vm_skip() {
+	echo "ok 1 - $vm_name # skip $*"
+	echo "$vm_name: skipped: $*" >&2
+	exit 0
 }
 
 vm_setup() {
@@ -36,13 +47,13 @@ vm_setup() {
 	tcg) vm_accel=(-accel tcg) ;;
 	*) vm_die "VM_ACCEL=$VM_ACCEL: kvm or tcg" ;;
 	esac
-	if [ -z "${VMLINUZ:-}" ]; then
-		VMLINUZ=$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sort -V | tail -n 1)
-	fi
-	[ -r "${VMLINUZ:-}" ] || vm_die "no kernel in /boot (linux-image-amd64)"
+	command -v qemu-system-x86_64 >/dev/null || vm_skip "no qemu-system-x86_64 (qemu-system-x86)"
+	VMLINUZ=$("$(dirname "${BASH_SOURCE[0]}")/kernel.sh" 2>"/tmp/cell-vm-kernel.$$") ||
+		vm_skip "no kernel for the guest: $(tail -n 1 "/tmp/cell-vm-kernel.$$"; rm -f "/tmp/cell-vm-kernel.$$")"
+	rm -f "/tmp/cell-vm-kernel.$$"
 	vm_busybox=/bin/busybox # busybox-static's
 	if [ ! -x "$vm_busybox" ] || ldd "$vm_busybox" >/dev/null 2>&1; then
-		vm_die "$vm_busybox: not a static busybox (busybox-static)"
+		vm_skip "$vm_busybox: not a static busybox (busybox-static)"
 	fi
 	tmp=$(mktemp -d /tmp/cell-vm.XXXXXX)
 	trap 'rm -rf "$tmp"' EXIT
@@ -60,6 +71,9 @@ vm_setup() {
 vm_add() {
 	local bin=$1 dest=${2:-$1} lib
 	mkdir -p "$root$(dirname "$dest")"
+	# A busybox applet's link there points at the host's /bin/busybox:
+	# never copied through.
+	rm -f "$root$dest"
 	cp -L "$bin" "$root$dest"
 	# its shared libraries, at the paths ldd names (none when static)
 	if ldd "$bin" >/dev/null 2>&1; then

@@ -1,0 +1,82 @@
+#!/bin/bash
+# tests/vm/kernel.sh: prints the path of a kernel for tests/vm's guests.
+#
+# cell builds a jail's /dev and root detached and mounts into them before
+# attaching (mounts on a detached tree: Linux 6.15), and idmaps tmpfs
+# (6.3): the build host's Debian ships 6.1 and 6.12, on which every jail
+# fails ("attach mount on /dev/pts: Invalid argument").  So:
+#
+#   VMLINUZ, if set (taken as it is);
+#   else the newest /boot/vmlinuz-* or $VM_KERNEL_CACHE/vmlinuz-* of
+#   $VM_KERNEL_MIN or later;
+#   else Debian's newest kernel from the next stable's backports
+#   ($VM_KERNEL_SUITE), fetched with apt-get download against a list of
+#   its own (the host's apt sources and lists untouched; nothing is
+#   installed), its image unpacked into $VM_KERNEL_CACHE.
+#
+# Exits 1, with the reason on stderr, when there is none (no network, no
+# such package): the VM suites then skip.
+set -euo pipefail
+
+min=${VM_KERNEL_MIN:-6.15}
+cache=${VM_KERNEL_CACHE:-/var/cache/cell-vm}
+suite=${VM_KERNEL_SUITE:-trixie-backports}
+
+if [ -n "${VMLINUZ:-}" ]; then
+	[ -r "$VMLINUZ" ] || { echo "VMLINUZ=$VMLINUZ: not readable" >&2; exit 1; }
+	echo "$VMLINUZ"
+	exit 0
+fi
+
+# at_least V: V (a kernel release, "7.3.4+deb13-amd64") is $min or later.
+at_least() {
+	[ "$(printf '%s\n%s\n' "$min" "${1%%[+-]*}" | sort -V | head -n 1)" = "$min" ]
+}
+
+# The newest kernel of $min or later already here.
+newest=""
+for k in /boot/vmlinuz-* "$cache"/vmlinuz-*; do
+	[ -r "$k" ] || continue
+	v=${k##*/vmlinuz-}
+	at_least "$v" || continue
+	if [ -z "$newest" ] || [ "$(printf '%s\n%s\n' "${newest##*/vmlinuz-}" "$v" | sort -V | tail -n 1)" = "$v" ]; then
+		newest=$k
+	fi
+done
+if [ -n "$newest" ]; then
+	echo "$newest"
+	exit 0
+fi
+
+[ "$(id -u)" = 0 ] || { echo "no kernel $min or later here, and fetching one needs root" >&2; exit 1; }
+work=$(mktemp -d /tmp/cell-vm-kernel.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
+echo "deb http://deb.debian.org/debian $suite main" >"$work/sources.list"
+apt=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+	-o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Debug::NoLocking=1)
+if ! timeout 300 apt-get "${apt[@]}" update -qq >"$work/log" 2>&1; then
+	echo "no kernel $min or later here, and the list of $suite could not be fetched:" >&2
+	tail -n 3 "$work/log" >&2
+	exit 1
+fi
+# linux-image-amd64 depends on linux-image-RELEASE; its image is in
+# linux-binary-unsigned-RELEASE (older: linux-image-RELEASE-unsigned).
+release=$(apt-cache "${apt[@]}" show linux-image-amd64 2>/dev/null |
+	sed -n 's/^Depends:.*linux-image-\([0-9][^ ,]*-amd64\).*/\1/p' | sort -V | tail -n 1)
+if [ -z "$release" ] || ! at_least "$release"; then
+	echo "no kernel $min or later in $suite (found: ${release:-none})" >&2
+	exit 1
+fi
+cd "$work"
+for pkg in "linux-binary-unsigned-$release" "linux-image-$release-unsigned"; do
+	timeout 600 apt-get "${apt[@]}" download "$pkg" >>"$work/log" 2>&1 && break
+done
+deb=$(ls "$work"/*.deb 2>/dev/null | head -n 1)
+[ -n "$deb" ] || { echo "could not download the kernel $release from $suite" >&2; exit 1; }
+img=$(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -E '/vmlinuz[^/]*$' | head -n 1)
+[ -n "$img" ] || { echo "$deb: no vmlinuz in it" >&2; exit 1; }
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work" "$img"
+mkdir -p "$cache"
+install -m 644 "$work/$img" "$cache/vmlinuz-$release"
+echo "$cache/vmlinuz-$release"
