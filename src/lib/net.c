@@ -6,7 +6,8 @@
  * bridged or joined jail sees as /etc/hosts, /etc/hostname and
  * /etc/resolv.conf, and running cell-net (fork + execve of an absolute
  * path, its outputs through pipes read with a bound and a timeout).
- * Netlink and nftables are cell-net's alone.
+ * Netlink and nftables are cell-net's alone; a slirp jail's program is
+ * slirp.c's.
  */
 #include "net.h"
 
@@ -682,6 +683,8 @@ int net_record(json_t *rec, const struct net_plan *n)
 {
 	json_t *net;
 
+	if (n->slirp.on && n->slirp.pid > 0)
+		return json_object_set_new(rec, "network", slirp_record(&n->slirp));
 	if (!n->bridged)
 		return 0;
 	net = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "mode", "bridge", "key", n->key,
@@ -768,22 +771,29 @@ static bool loopback_server(const char *line)
 }
 
 /* resolv.conf: --dns's nameservers; else the host's, without its
- * loopback nameservers (a comment says so when none is left). */
+ * loopback nameservers (a comment says so when none is left); a slirp
+ * jail's: the stack's DNS forwarder, with the host's other lines (search,
+ * options: the forwarder asks the host's resolver). */
 static char *resolv_text(const struct jail_spec *s)
 {
 	char *text = NULL, *line = NULL;
 	size_t len = 0, cap = 0;
 	FILE *out = open_memstream(&text, &len), *in;
 	int servers = 0, dropped = 0;
+	bool slirp = s->net == JAIL_NET_SLIRP && s->network.ndns == 0;
 
 	if (out == NULL)
 		return NULL;
 	for (size_t i = 0; i < s->network.ndns; i++)
 		fprintf(out, "nameserver %s\n", s->network.dns[i]);
+	if (slirp)
+		fprintf(out, "nameserver %s\n", SLIRP_DNS);
 	in = s->network.ndns == 0 ? fopen("/etc/resolv.conf", "re") : NULL;
 	/* At most 64 KiB: the host's file, but bounded all the same. */
 	for (size_t total = 0; in != NULL && total < 65536 && getline(&line, &cap, in) > 0;) {
 		total += strlen(line);
+		if (slirp && strncmp(line + strspn(line, " \t"), "nameserver", 10) == 0)
+			continue;
 		if (loopback_server(line)) {
 			dropped++;
 			continue;
@@ -808,7 +818,10 @@ static char *resolv_text(const struct jail_spec *s)
 int net_write_files(int dirfd, const struct jail_spec *s, const struct net_plan *n,
 		    struct cell_err *e)
 {
-	cleanup_free char *hosts = hosts_text(s, n);
+	/* A slirp jail's address is the stack's, always the same. */
+	char *slirp_addr[] = {SLIRP_ADDR};
+	struct net_plan slirp = {.ip4 = slirp_addr, .nip4 = 1};
+	cleanup_free char *hosts = hosts_text(s, s->net == JAIL_NET_SLIRP ? &slirp : n);
 	cleanup_free char *resolv = resolv_text(s);
 	cleanup_free char *hostname = NULL;
 
@@ -906,6 +919,7 @@ static int teardown(const char *key, const char *bridge, struct cell_err *e)
 
 int net_teardown(const struct net_plan *n, struct cell_err *e)
 {
+	slirp_stop(&n->slirp);
 	if (!n->bridged)
 		return 0;
 	return teardown(n->key, n->bridge, e);
@@ -919,6 +933,11 @@ int net_release(json_t *rec, struct cell_err *e)
 
 	if (!net_record_active(rec))
 		return 0;
+	if (json_is_string(json_object_get(net, "helper"))) {
+		slirp_release(net);
+		json_object_set_new(net, "active", json_false());
+		return 0;
+	}
 	if (key == NULL || bridge == NULL)
 		return cell_err_set(e, EINVAL, "network: the record names no key or bridge");
 	if (teardown(key, bridge, e) < 0)
@@ -1109,6 +1128,16 @@ json_t *net_inspect(const json_t *rec, pid_t pid)
 		json_decref(o);
 		json_decref(addrs);
 		return NULL;
+	}
+	if (json_is_string(json_object_get(net, "helper"))) {
+		/* slirp: its program, whether it still runs, its ports. */
+		json_decref(addrs);
+		json_object_del(o, "start_time");
+		json_object_set(o, "published", json_object_get(rec, "publish"));
+		json_object_set_new(
+			o, "running",
+			json_boolean(pid > 0 && net_record_active(rec) && slirp_running(net)));
+		return o;
 	}
 	json_array_extend(addrs, json_object_get(rec, "ip4.addr"));
 	json_array_extend(addrs, json_object_get(rec, "ip6.addr"));

@@ -1148,7 +1148,7 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 	root = rootfs_clone_root(what, pin, e);
 	if (root < 0)
 		return -1;
-	if ((s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_NS) &&
+	if ((s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_NS || s->net == JAIL_NET_SLIRP) &&
 	    clone_net_files(attach, netf, e) < 0)
 		return -1;
 	if (s->rootfs == NULL) {
