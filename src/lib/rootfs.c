@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -478,6 +480,17 @@ static int idmap_tree(int mnt, const struct rootfs_ids *ids, unsigned int attrs)
 			       .userns_fd = (unsigned long long)ids->userns};
 
 	return mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a));
+}
+
+/* Why the tree MNT could not be idmapped (ERR): a tmpfs is idmapped
+ * from Linux 6.3 on (an EINVAL before); other filesystems may never be. */
+static const char *idmap_refusal(int mnt, int err)
+{
+	struct statfs sf;
+
+	if (err == EINVAL && fstatfs(mnt, &sf) == 0 && sf.f_type == TMPFS_MAGIC)
+		return "a tmpfs is idmapped from Linux 6.3 on";
+	return "its filesystem may not support idmapped mounts";
 }
 
 /*
@@ -1188,9 +1201,8 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 			return cell_err_set(e, errno, "make root %s read-only", what);
 	} else if (ids->userns >= 0 && idmap_tree(root, ids, 0) < 0) {
 		/* A root of the jail's own: its files are the jail's. */
-		cell_err_param(e, PARAM_PATH, 0, errno,
-			       "idmap it (its filesystem may not support idmapped mounts; "
-			       "userns host does without)");
+		cell_err_param(e, PARAM_PATH, 0, errno, "idmap it (%s; userns host does without)",
+			       idmap_refusal(root, errno));
 		return cell_err_ref(e, PARAM_USERNS, "userns");
 	}
 	if (move_mount(root, "", AT_FDCWD, attach, MOVE_MOUNT_F_EMPTY_PATH) < 0)

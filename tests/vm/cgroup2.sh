@@ -10,7 +10,9 @@
 # and `make test` (tests/run.sh): about a minute under TCG.
 #
 #   CELL=PATH      the binary to test (default build/cell)
-#   VMLINUZ=PATH   the kernel (default: tests/vm/kernel.sh's)
+#   VMLINUZ=PATH   the kernel (default: tests/vm/kernel.sh's; tests/run.sh
+#                  runs it again with Debian 12's 6.1, the oldest cell
+#                  supports)
 #   VM_TIMEOUT=S   seconds the VM may run (default 300)
 #   VM_ACCEL=A     kvm or tcg (default kvm, but tcg on a host whose
 #                  /dev/kvm is PVM's (kvm_pvm): it runs only PVM guest
