@@ -356,6 +356,21 @@ else
 	not_ok "(f) no cell-* cgroup left under $CG after any jail" "left: $leftover"
 fi
 
+# (s) cell-oci's tree (rootfs_oci.c) on this kernel: `cell-oci spec`'s
+# masked paths masked (a file by a null device, a directory by an empty
+# tmpfs) and /proc/sys read-only
+if [ -x /bin/cell-oci ]; then
+	mkdir -p /tmp/oci/rootfs/bin
+	cp /bin/busybox /tmp/oci/rootfs/bin/
+	for a in sh cat wc ls awk; do ln -s busybox /tmp/oci/rootfs/bin/$a; done
+	cp /etc/oci-config.json /tmp/oci/config.json
+	out=$(/bin/cell-oci --root /run/oci-test run -b /tmp/oci s </dev/null 2>/tmp/err)
+	rc=$?
+	check "(s) cell-oci run: /proc/keys reads empty, /proc/acpi lists nothing, /proc/sys is read-only" \
+		[ "$rc" = 0 -a "$(echo $out)" = "0 0 ro" ]
+	rm -rf /tmp/oci
+fi
+
 echo "1..$n"
 echo "cell-vm: done"
 poweroff -f
