@@ -3,10 +3,9 @@
 # Idempotent and quiet when everything is already there.
 set -eu
 
-# build and run (libmnl-dev and libnftables-dev for cell-net, the
-# network helper of --net bridge jails; libnftables1 comes with the
-# latter and is what cell-net loads at run time)
-BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev libmnl-dev libnftables-dev"
+# build and run (cell-net, the network helper of --net bridge jails,
+# builds its netlink and nf_tables messages itself: no library for them)
+BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev"
 # tests: unit (cmocka), integration (bats), pty sessions (script, from
 # bsdutils), a busybox root, iproute2 for network checks, python3 for
 # single syscalls from inside a jail, capsh (libcap2-bin) to decode masks,

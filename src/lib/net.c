@@ -17,11 +17,11 @@
 #include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -133,23 +133,52 @@ struct helper_out {
 	int status; /* as waitpid() says it */
 };
 
-static noreturn void helper_child(const char *path, char *const *argv, int out, int err,
-				  int netns_fd)
+/* How cell-net is started: stdin /dev/null, stdout and stderr the pipes
+ * OUT and ERR, NETNS_FD as its descriptor 3, nothing else of cell's
+ * (its jails' locks, the state root), no signal blocked (a launch
+ * blocks the signals it forwards: not cell-net's). */
+static int helper_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, int out,
+			      int err, int netns_fd)
+{
+	sigset_t none;
+	int rc;
+
+	sigemptyset(&none);
+	if ((rc = posix_spawnattr_setsigmask(at, &none)) != 0 ||
+	    (rc = posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK)) != 0 ||
+	    (rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0)) != 0 ||
+	    (rc = posix_spawn_file_actions_adddup2(fa, out, 1)) != 0 ||
+	    (rc = posix_spawn_file_actions_adddup2(fa, err, 2)) != 0 ||
+	    (netns_fd >= 0 &&
+	     (rc = posix_spawn_file_actions_adddup2(fa, netns_fd, HELPER_NETNS_FD)) != 0))
+		return rc;
+	return posix_spawn_file_actions_addclosefrom_np(fa,
+							netns_fd >= 0 ? HELPER_NETNS_FD + 1 : 3);
+}
+
+/* cell-net started as PATH with ARGV (above).  posix_spawn(): the child
+ * shares cell's memory until its exec (CLONE_VM|CLONE_VFORK), where a
+ * fork() would copy cell's page tables first, about 1 ms. */
+static int helper_spawn(const char *path, char *const *argv, int out, int err, int netns_fd,
+			pid_t *pid)
 {
 	static char *const envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL};
-	sigset_t none;
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int rc;
 
-	/* A launch blocks the signals it forwards: not cell-net's. */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
-	    (netns_fd >= 0 && dup2(netns_fd, HELPER_NETNS_FD) < 0))
-		_exit(126);
-	/* Nothing else of cell's: its jails' locks, the state root. */
-	syscall(SYS_close_range, netns_fd >= 0 ? HELPER_NETNS_FD + 1 : 3, ~0U, 0);
-	execve(path, argv, envp);
-	_exit(127);
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+		return rc;
+	if ((rc = posix_spawnattr_init(&at)) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return rc;
+	}
+	rc = helper_spawn_setup(&fa, &at, out, err, netns_fd);
+	if (rc == 0)
+		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
 }
 
 /* Reads OUT and ERR until both end, at most their buffers' worth (the
@@ -219,13 +248,11 @@ static int run_helper(char **argv, int netns_fd, struct helper_out *h, struct ce
 		ret = cell_err_set(e, errno, "cell-net: pipe");
 		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		ret = cell_err_set(e, errno, "cell-net: fork");
+	ret = helper_spawn(path, argv, out[1], err[1], netns_fd, &pid);
+	if (ret != 0) {
+		ret = cell_err_set(e, ret, "cell-net: run %s", path);
 		goto out;
 	}
-	if (pid == 0)
-		helper_child(path, argv, out[1], err[1], netns_fd);
 	close(out[1]);
 	close(err[1]);
 	out[1] = err[1] = -1;

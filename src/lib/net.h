@@ -4,10 +4,9 @@
  * addresses it is given, and the small files (hosts, hostname,
  * resolv.conf) of a bridged or joined network.
  *
- * cell is linked statically; the netlink (libmnl) and nftables
- * (libnftables) work lives in cell-net, linked dynamically, which the
- * engine runs as a child for bridged jails only: `--net none` and `--net
- * host` never run it.  Its command line is the protocol of
+ * The netlink and nftables work lives in cell-net (static, as cell is),
+ * which the engine runs as a child (posix_spawn) for bridged jails only:
+ * `--net none` and `--net host` never run it.  Its command line is the protocol of
  * /work/briefs/r3/net-protocol.md (setup, teardown, addr, stats).
  *
  * The record's "network" object says what cleanup needs, written before
