@@ -3,17 +3,18 @@
 # Idempotent and quiet when everything is already there.
 set -eu
 
-# build and run (libmnl-dev and libnftables-dev for cell-net, the
-# network helper of --net bridge jails; libnftables1 comes with the
-# latter and is what cell-net loads at run time)
-BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev libmnl-dev libnftables-dev"
+# build and run (cell-net, the network helper of --net bridge jails,
+# builds its netlink and nf_tables messages itself: no library for them)
+BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libjansson-dev"
 # tests: unit (cmocka), integration (bats), pty sessions (script, from
 # bsdutils), a busybox root, iproute2 for network checks, python3 for
 # single syscalls from inside a jail, capsh (libcap2-bin) to decode masks,
 # jq to read cell ls --json and state records, nft (nftables) to read
 # cell-net's rules, curl for network.bats's published ports, uidmap
-# (newuidmap, newgidmap) for the rootless tests' subordinate ranges
-TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq nftables curl uidmap"
+# (newuidmap, newgidmap) for the rootless tests' subordinate ranges; passt
+# (pasta) and slirp4netns, the user-mode stacks of --net slirp (run-time
+# programs, found in PATH: slirp.bats tests both)
+TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq nftables curl uidmap passt slirp4netns"
 # the sanitizer build and the fuzzers
 SAN="clang libclang-rt-14-dev"
 # bench (tests/bench/startup.sh): hyperfine, the runtimes compared, jq for

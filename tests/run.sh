@@ -16,6 +16,9 @@
 #   vm            the cgroup v2 backend and rootless cgroups in a cgroup v2
 #                 VM (tests/vm/cgroup2.sh, about a minute under TCG); one
 #                 skip when the host cannot run it (no qemu, no kernel)
+#   vm-6.1        the same guest on Debian 12's own kernel, the oldest cell
+#                 supports (/boot/vmlinuz-6.1.*); one skip when it is not
+#                 there
 set -u
 build=${1:-build}
 asan=${2:-build-asan}
@@ -184,6 +187,22 @@ else
 	echo "ok 1 vm # skip not root" | tee "$out"
 fi
 count_tap "$out" vm
+
+# The same guest on Debian 12's stock kernel (6.1), when it is here: the
+# oldest kernel cell supports stays covered.
+out="$log/vm-6.1.tap"
+k61=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sort -V | tail -n 1)
+if [ "$(id -u)" != 0 ]; then
+	echo "ok 1 vm-6.1 # skip not root" | tee "$out"
+elif [ -z "$k61" ]; then
+	echo "ok 1 vm-6.1 # skip no /boot/vmlinuz-6.1.* (Debian 12's kernel)" | tee "$out"
+else
+	if ! VMLINUZ=$k61 CELL="$top/$build/cell" "$top/tests/vm/cgroup2.sh" >"$out" 2>"$log/vm-6.1.err"; then
+		grep -qE '^not ok ' "$out" || echo "not ok - vm-6.1: $(tail -n 1 "$log/vm-6.1.err")" >>"$out"
+	fi
+	cat "$out"
+fi
+count_tap "$out" vm-6.1
 
 rm -rf "$log"
 echo "$pass passed, $fail failed, $skip skipped"

@@ -465,6 +465,11 @@ size_t cgroup_v2_device_program(const struct jail_device_rule *r, size_t n, stru
 			first = i;
 	for (size_t i = n; i-- > first;)
 		len += emit_rule(&r[i], out + len);
+	/* No rule matched: deny.  Unless the last one emitted matches every
+	 * request (an OCI config's "deny all" first): the verifier of
+	 * kernels before 6.x rejects the unreachable tail. */
+	if (n > 0 && r[first].type == 'a' && access_bits(r[first].access) == ACC_ALL)
+		return len;
 	out[len++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
 	out[len++] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	return len;

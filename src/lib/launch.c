@@ -614,13 +614,14 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 	if (s->mech.rootless && s->net == JAIL_NET_BRIDGE)
 		return cell_err_param(
 			e, PARAM_NET, 0, 0,
-			"a bridge needs root (rootless: --net none, host or ns:PATH)");
+			"a bridge needs root (rootless: --net none, host, slirp or ns:PATH)");
 	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
 	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
 	    cgroup_check_rootless(s, e) < 0 || open_joined(l, e) < 0 ||
 	    policy_build(s, &l->child.policy, e) < 0)
 		return -1;
-	return 0;
+	/* --net slirp: its program found, or the one clear error. */
+	return slirp_find(&l->net.slirp, s, e);
 }
 
 static void undo_prepare(struct launch *l)
@@ -800,9 +801,12 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	if (c->own.helper > 0 && ns_own_finish(&c->own, e) < 0)
 		return -1;
 	/* The network namespace made with the jail's user namespace is
-	 * the jail's before its first process has joined it: cell-net gets
-	 * this one, not what /proc/PID/ns/net says at that moment. */
-	if (l->net.bridged && c->own.net >= 0 &&
+	 * the jail's before its first process has joined it: cell-net (or
+	 * the slirp program) gets this one, not what /proc/PID/ns/net says
+	 * at that moment. */
+	if (l->net.slirp.on && c->own.net < 0 && (c->own.net = slirp_netns(e)) < 0)
+		return cell_err_prefix(e, "jail %s", s->name);
+	if (net_has_stage(&l->net) && c->own.net >= 0 &&
 	    (l->netns_fd = fcntl(c->own.net, F_DUPFD_CLOEXEC, 3)) < 0)
 		return cell_err_set(e, errno, "jail %s: its network namespace", s->name);
 	return 0;
@@ -860,14 +864,15 @@ static int stage_address(struct launch *l, struct cell_err *e)
 	return net_write_files(l->jail.dirfd, s, &l->net, e);
 }
 
-/* net: cell-net setup, with the jail's namespace made and its first
- * process waiting for "go" (sync 1). */
+/* net: cell-net setup, or the slirp program started, with the jail's
+ * namespace made and its first process waiting for "go" (sync 1). */
 static int stage_net(struct launch *l, struct cell_err *e)
 {
 	cleanup_close int own = -1;
 	char path[64];
+	int fd, ret;
 
-	if (!l->net.bridged)
+	if (!net_has_stage(&l->net))
 		return 0;
 	if (l->netns_fd < 0) {
 		/* Made by the clone itself: the child's already. */
@@ -878,7 +883,12 @@ static int stage_net(struct launch *l, struct cell_err *e)
 					    l->spec->name);
 	}
 	testpoint_pause("run:net");
-	if (net_setup(&l->net, l->spec, l->netns_fd >= 0 ? l->netns_fd : own, e) < 0)
+	fd = l->netns_fd >= 0 ? l->netns_fd : own;
+	if (l->net.slirp.on)
+		ret = slirp_start(&l->net.slirp, l->spec, l->jail.dirfd, fd, l->r.pidfd, e);
+	else
+		ret = net_setup(&l->net, l->spec, fd, e);
+	if (ret < 0)
 		return -1;
 	testpoint_pause("run:net-made");
 	return 0;
@@ -951,7 +961,10 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 					    l->spec->mech.ns_join[i].path);
 	if (l->spec->mech.has_time_offsets && time_ns_for_child(l, &own_time, e) < 0)
 		return -1;
-	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg), l->cg.fd, &l->r.pidfd);
+	/* A network namespace made beforehand (slirp) is joined, not made. */
+	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg) &
+				    ~(c->own.net >= 0 ? (unsigned long long)CLONE_NEWNET : 0ULL),
+			    l->cg.fd, &l->r.pidfd);
 	/* Cell's own children are born in its own time namespace again. */
 	if (own_time >= 0 && l->r.pid != 0) {
 		int err = setns(own_time, CLONE_NEWTIME) < 0 ? errno : 0;

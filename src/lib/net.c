@@ -6,7 +6,8 @@
  * bridged or joined jail sees as /etc/hosts, /etc/hostname and
  * /etc/resolv.conf, and running cell-net (fork + execve of an absolute
  * path, its outputs through pipes read with a bound and a timeout).
- * Netlink and nftables are cell-net's alone.
+ * Netlink and nftables are cell-net's alone; a slirp jail's program is
+ * slirp.c's.
  */
 #include "net.h"
 
@@ -17,11 +18,11 @@
 #include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -133,23 +134,52 @@ struct helper_out {
 	int status; /* as waitpid() says it */
 };
 
-static noreturn void helper_child(const char *path, char *const *argv, int out, int err,
-				  int netns_fd)
+/* How cell-net is started: stdin /dev/null, stdout and stderr the pipes
+ * OUT and ERR, NETNS_FD as its descriptor 3, nothing else of cell's
+ * (its jails' locks, the state root), no signal blocked (a launch
+ * blocks the signals it forwards: not cell-net's). */
+static int helper_spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, int out,
+			      int err, int netns_fd)
+{
+	sigset_t none;
+	int rc;
+
+	sigemptyset(&none);
+	if ((rc = posix_spawnattr_setsigmask(at, &none)) != 0 ||
+	    (rc = posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK)) != 0 ||
+	    (rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0)) != 0 ||
+	    (rc = posix_spawn_file_actions_adddup2(fa, out, 1)) != 0 ||
+	    (rc = posix_spawn_file_actions_adddup2(fa, err, 2)) != 0 ||
+	    (netns_fd >= 0 &&
+	     (rc = posix_spawn_file_actions_adddup2(fa, netns_fd, HELPER_NETNS_FD)) != 0))
+		return rc;
+	return posix_spawn_file_actions_addclosefrom_np(fa,
+							netns_fd >= 0 ? HELPER_NETNS_FD + 1 : 3);
+}
+
+/* cell-net started as PATH with ARGV (above).  posix_spawn(): the child
+ * shares cell's memory until its exec (CLONE_VM|CLONE_VFORK), where a
+ * fork() would copy cell's page tables first, about 1 ms. */
+static int helper_spawn(const char *path, char *const *argv, int out, int err, int netns_fd,
+			pid_t *pid)
 {
 	static char *const envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL};
-	sigset_t none;
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int rc;
 
-	/* A launch blocks the signals it forwards: not cell-net's. */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
-	    (netns_fd >= 0 && dup2(netns_fd, HELPER_NETNS_FD) < 0))
-		_exit(126);
-	/* Nothing else of cell's: its jails' locks, the state root. */
-	syscall(SYS_close_range, netns_fd >= 0 ? HELPER_NETNS_FD + 1 : 3, ~0U, 0);
-	execve(path, argv, envp);
-	_exit(127);
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+		return rc;
+	if ((rc = posix_spawnattr_init(&at)) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return rc;
+	}
+	rc = helper_spawn_setup(&fa, &at, out, err, netns_fd);
+	if (rc == 0)
+		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
 }
 
 /* Reads OUT and ERR until both end, at most their buffers' worth (the
@@ -219,13 +249,11 @@ static int run_helper(char **argv, int netns_fd, struct helper_out *h, struct ce
 		ret = cell_err_set(e, errno, "cell-net: pipe");
 		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		ret = cell_err_set(e, errno, "cell-net: fork");
+	ret = helper_spawn(path, argv, out[1], err[1], netns_fd, &pid);
+	if (ret != 0) {
+		ret = cell_err_set(e, ret, "cell-net: run %s", path);
 		goto out;
 	}
-	if (pid == 0)
-		helper_child(path, argv, out[1], err[1], netns_fd);
 	close(out[1]);
 	close(err[1]);
 	out[1] = err[1] = -1;
@@ -655,6 +683,8 @@ int net_record(json_t *rec, const struct net_plan *n)
 {
 	json_t *net;
 
+	if (n->slirp.on && n->slirp.pid > 0)
+		return json_object_set_new(rec, "network", slirp_record(&n->slirp));
 	if (!n->bridged)
 		return 0;
 	net = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "mode", "bridge", "key", n->key,
@@ -741,22 +771,29 @@ static bool loopback_server(const char *line)
 }
 
 /* resolv.conf: --dns's nameservers; else the host's, without its
- * loopback nameservers (a comment says so when none is left). */
+ * loopback nameservers (a comment says so when none is left); a slirp
+ * jail's: the stack's DNS forwarder, with the host's other lines (search,
+ * options: the forwarder asks the host's resolver). */
 static char *resolv_text(const struct jail_spec *s)
 {
 	char *text = NULL, *line = NULL;
 	size_t len = 0, cap = 0;
 	FILE *out = open_memstream(&text, &len), *in;
 	int servers = 0, dropped = 0;
+	bool slirp = s->net == JAIL_NET_SLIRP && s->network.ndns == 0;
 
 	if (out == NULL)
 		return NULL;
 	for (size_t i = 0; i < s->network.ndns; i++)
 		fprintf(out, "nameserver %s\n", s->network.dns[i]);
+	if (slirp)
+		fprintf(out, "nameserver %s\n", SLIRP_DNS);
 	in = s->network.ndns == 0 ? fopen("/etc/resolv.conf", "re") : NULL;
 	/* At most 64 KiB: the host's file, but bounded all the same. */
 	for (size_t total = 0; in != NULL && total < 65536 && getline(&line, &cap, in) > 0;) {
 		total += strlen(line);
+		if (slirp && strncmp(line + strspn(line, " \t"), "nameserver", 10) == 0)
+			continue;
 		if (loopback_server(line)) {
 			dropped++;
 			continue;
@@ -781,7 +818,10 @@ static char *resolv_text(const struct jail_spec *s)
 int net_write_files(int dirfd, const struct jail_spec *s, const struct net_plan *n,
 		    struct cell_err *e)
 {
-	cleanup_free char *hosts = hosts_text(s, n);
+	/* A slirp jail's address is the stack's, always the same. */
+	char *slirp_addr[] = {SLIRP_ADDR};
+	struct net_plan slirp = {.ip4 = slirp_addr, .nip4 = 1};
+	cleanup_free char *hosts = hosts_text(s, s->net == JAIL_NET_SLIRP ? &slirp : n);
 	cleanup_free char *resolv = resolv_text(s);
 	cleanup_free char *hostname = NULL;
 
@@ -879,6 +919,7 @@ static int teardown(const char *key, const char *bridge, struct cell_err *e)
 
 int net_teardown(const struct net_plan *n, struct cell_err *e)
 {
+	slirp_stop(&n->slirp);
 	if (!n->bridged)
 		return 0;
 	return teardown(n->key, n->bridge, e);
@@ -892,6 +933,11 @@ int net_release(json_t *rec, struct cell_err *e)
 
 	if (!net_record_active(rec))
 		return 0;
+	if (json_is_string(json_object_get(net, "helper"))) {
+		slirp_release(net);
+		json_object_set_new(net, "active", json_false());
+		return 0;
+	}
 	if (key == NULL || bridge == NULL)
 		return cell_err_set(e, EINVAL, "network: the record names no key or bridge");
 	if (teardown(key, bridge, e) < 0)
@@ -1082,6 +1128,16 @@ json_t *net_inspect(const json_t *rec, pid_t pid)
 		json_decref(o);
 		json_decref(addrs);
 		return NULL;
+	}
+	if (json_is_string(json_object_get(net, "helper"))) {
+		/* slirp: its program, whether it still runs, its ports. */
+		json_decref(addrs);
+		json_object_del(o, "start_time");
+		json_object_set(o, "published", json_object_get(rec, "publish"));
+		json_object_set_new(
+			o, "running",
+			json_boolean(pid > 0 && net_record_active(rec) && slirp_running(net)));
+		return o;
 	}
 	json_array_extend(addrs, json_object_get(rec, "ip4.addr"));
 	json_array_extend(addrs, json_object_get(rec, "ip6.addr"));

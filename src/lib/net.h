@@ -4,10 +4,9 @@
  * addresses it is given, and the small files (hosts, hostname,
  * resolv.conf) of a bridged or joined network.
  *
- * cell is linked statically; the netlink (libmnl) and nftables
- * (libnftables) work lives in cell-net, linked dynamically, which the
- * engine runs as a child for bridged jails only: `--net none` and `--net
- * host` never run it.  Its command line is the protocol of
+ * The netlink and nftables work lives in cell-net (static, as cell is),
+ * which the engine runs as a child (posix_spawn) for bridged jails only:
+ * `--net none` and `--net host` never run it.  Its command line is the protocol of
  * /work/briefs/r3/net-protocol.md (setup, teardown, addr, stats).
  *
  * The record's "network" object says what cleanup needs, written before
@@ -15,6 +14,10 @@
  * "host_interface":"cvXXXXXXXX","gateway":[...],"active":true}.  Its
  * addresses are the record's ip4.addr and ip6.addr.  "active" false: the
  * teardown ran (a stopped jail's record).
+ *
+ * `--net slirp` (slirp.h) runs no cell-net: its object is {"mode":"slirp",
+ * "helper":"pasta","pid":P,"start_time":T,...,"active":true}, written once
+ * the program is ready (its keeper ends it with the jail meanwhile).
  */
 #ifndef CELL_NET_H
 #define CELL_NET_H
@@ -24,6 +27,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "slirp.h"
 #include "spec.h"
 
 #define NET_DEFAULT_BRIDGE "cell0"
@@ -40,7 +44,8 @@ struct net_plan {
 	 * the spec's, or chosen (net_plan()). */
 	char **ip4, **ip6, **gateway;
 	size_t nip4, nip6, ngateway;
-	bool made; /* cell-net setup succeeded */
+	bool made;	    /* cell-net setup succeeded */
+	struct slirp slirp; /* --net slirp: its program (slirp.on) */
 };
 
 void net_plan_init(struct net_plan *n);
@@ -77,13 +82,20 @@ int net_write_files(int dirfd, const struct jail_spec *s, const struct net_plan 
 /* Whether the jail gets those files. */
 static inline bool net_has_files(const struct jail_spec *s)
 {
-	return s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_NS;
+	return s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_NS || s->net == JAIL_NET_SLIRP;
+}
+
+/* Whether the launch's net stage has work: a veth, or a slirp program. */
+static inline bool net_has_stage(const struct net_plan *n)
+{
+	return n->bridged || n->slirp.on;
 }
 
 /* cell-net setup: the veth into NETNS_FD (the jail's network namespace),
  * the bridge, the addresses and routes, the published ports and NAT. */
 int net_setup(struct net_plan *n, const struct jail_spec *s, int netns_fd, struct cell_err *e);
-/* cell-net teardown of the plan's key and bridge (idempotent). */
+/* cell-net teardown of the plan's key and bridge (idempotent); slirp:
+ * its program ended. */
 int net_teardown(const struct net_plan *n, struct cell_err *e);
 /* The same from a record: a no-op without an active "network"; then
  * "active" false in REC (the caller writes it). */

@@ -698,11 +698,11 @@ static int format_user(const struct param *p, const struct jail_spec *s, size_t 
 	return 1;
 }
 
-/* net: none, host, bridge[:NAME] (cell0 by default), ns:PATH. */
+/* net: none, host, bridge[:NAME] (cell0 by default), slirp, ns:PATH. */
 static int parse_net(const struct param *p, struct jail_spec *s, const char *text,
 		     struct cell_err *e)
 {
-	const char *usage = "expected none, host, bridge[:NAME] or ns:PATH";
+	const char *usage = "expected none, host, bridge[:NAME], slirp or ns:PATH";
 	char *copy = NULL;
 
 	if (text == NULL)
@@ -716,7 +716,7 @@ static int parse_net(const struct param *p, struct jail_spec *s, const char *tex
 		if (copy == NULL)
 			return cell_err_set(e, ENOMEM, "%s", "");
 	} else if (strcmp(text, "none") != 0 && strcmp(text, "host") != 0 &&
-		   strcmp(text, "bridge") != 0) {
+		   strcmp(text, "bridge") != 0 && strcmp(text, "slirp") != 0) {
 		return cell_err_set(e, 0, "%s", usage);
 	}
 	free(s->network.bridge);
@@ -728,6 +728,8 @@ static int parse_net(const struct param *p, struct jail_spec *s, const char *tex
 	} else if (text[0] == 'b') {
 		s->net = JAIL_NET_BRIDGE;
 		s->network.bridge = copy;
+	} else if (text[0] == 's') {
+		s->net = JAIL_NET_SLIRP;
 	} else {
 		s->net = strcmp(text, "host") == 0 ? JAIL_NET_HOST : JAIL_NET_NONE;
 	}
@@ -748,6 +750,8 @@ static int format_net(const struct param *p, const struct jail_spec *s, size_t i
 		return asprintf(out, "ns:%s", s->network.ns_path) < 0 ? (*out = NULL, -1) : 1;
 	case JAIL_NET_HOST:
 		return dup_out("host", out);
+	case JAIL_NET_SLIRP:
+		return dup_out("slirp", out);
 	default:
 		return dup_out("none", out);
 	}
@@ -1053,10 +1057,12 @@ const struct param param_table[PARAM_COUNT] = {
 			"the user's group there, else the uid)",
 			PARAM_GROUP_PROCESS, .process = true,
 			OWN(PARAM_STRING, parse_user, format_user, clear_user)},
-	[PARAM_NET] = {PARAM_NET, "net", "vnet", "--net", 0, NULL, "none|host|bridge|ns:PATH",
+	[PARAM_NET] = {PARAM_NET, "net", "vnet", "--net", 0, NULL, "none|host|bridge|slirp|ns:PATH",
 		       "none: own namespace, loopback only (default);\n"
 		       "host: the host's; bridge[:NAME]: a veth on bridge\n"
-		       "NAME (cell0); ns:PATH: join that namespace",
+		       "NAME (cell0); slirp: out through pasta or\n"
+		       "slirp4netns (no root needed); ns:PATH: join that\n"
+		       "namespace",
 		       PARAM_GROUP_NETWORK, OWN(PARAM_STRING, parse_net, format_net, clear_net)},
 	[PARAM_IP4] = {PARAM_IP4, "ip4.addr", NULL, "--ip", 0, NULL, "ADDR/PREFIX",
 		       "the jail's address on the bridge (repeatable, IPv4\n"

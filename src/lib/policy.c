@@ -140,10 +140,10 @@ uint64_t policy_default_caps(void)
 	       CAP(SETUID) | CAP(SETPCAP) | CAP(NET_BIND_SERVICE) | CAP(SYS_CHROOT);
 }
 
-/* A network namespace of the jail's own: --net none and bridge. */
+/* A network namespace of the jail's own: --net none, bridge and slirp. */
 static bool own_netns(const struct jail_spec *s)
 {
-	return s->net == JAIL_NET_NONE || s->net == JAIL_NET_BRIDGE;
+	return s->net == JAIL_NET_NONE || s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_SLIRP;
 }
 
 /* --net ns:PATH: joined by path, as an OCI config joins one (launch.c

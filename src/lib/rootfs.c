@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -480,6 +482,17 @@ static int idmap_tree(int mnt, const struct rootfs_ids *ids, unsigned int attrs)
 	return mount_setattr(mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a));
 }
 
+/* Why the tree MNT could not be idmapped (ERR): a tmpfs is idmapped
+ * from Linux 6.3 on (an EINVAL before); other filesystems may never be. */
+static const char *idmap_refusal(int mnt, int err)
+{
+	struct statfs sf;
+
+	if (err == EINVAL && fstatfs(mnt, &sf) == 0 && sf.f_type == TMPFS_MAGIC)
+		return "a tmpfs is idmapped from Linux 6.3 on";
+	return "its filesystem may not support idmapped mounts";
+}
+
 /*
  * A rootless cell may not mknod (rootless.h): the host's node of NAME,
  * bound on an empty file of the jail's /dev (DEV), as bubblewrap and
@@ -530,9 +543,10 @@ static int bind_host_sys(unsigned int attrs, struct cell_err *e)
 }
 
 /*
- * The jail's /dev, built detached (a tmpfs with the standard nodes and
- * links, its own devpts, shm and mqueue mounted in it) and returned as
- * its mount's descriptor, to be attached once whole.
+ * The jail's /dev, made detached: a tmpfs with the standard nodes (but a
+ * rootless jail's, bound later), links and the directories of its
+ * mounts; returned as its mount's descriptor.  What is mounted in it
+ * comes once it is attached (fill_dev()).
  */
 static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, struct cell_err *e)
 {
@@ -541,6 +555,42 @@ static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, str
 					  {o->uid_key, o->uid},
 					  {o->gid_key, o->gid},
 					  {NULL, NULL}};
+	cleanup_close int dev =
+		fresh_mount("tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e);
+
+	if (dev < 0)
+		return -1;
+	for (size_t i = 0; i < rootfs_nstd_nodes && !s->mech.rootless; i++) {
+		const struct rootfs_dev_node *d = &rootfs_std_nodes[i];
+
+		if (mknodat(dev, d->name, S_IFCHR | 0666, makedev(d->major, d->minor)) < 0)
+			return cell_err_set(e, errno, "mknod /dev/%s", d->name);
+	}
+	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
+		if (symlinkat(dev_links[i].target, dev, dev_links[i].name) < 0)
+			return cell_err_set(e, errno, "symlink /dev/%s", dev_links[i].name);
+	if (mkdirat(dev, "pts", 0755) < 0 || mkdirat(dev, "shm", 01777) < 0 ||
+	    mkdirat(dev, "mqueue", 0755) < 0)
+		return cell_err_set(e, errno, "mkdir in /dev");
+	if (s->proc.terminal) {
+		/* The pty slave is bound here once it exists. */
+		int fd = openat(dev, "console", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return cell_err_set(e, errno, "create /dev/console");
+		close(fd);
+	}
+	return take_fd(&dev);
+}
+
+/*
+ * The mounts in the jail's /dev (DEV, attached by now: a mount into a
+ * detached tree needs Linux 6.15, and the jail's child is alone in its
+ * mount namespace, so nothing sees /dev half made): a rootless jail's
+ * host nodes, its own devpts, shm and mqueue.
+ */
+static int fill_dev(int dev, const struct jail_spec *s, const struct fresh_owner *o,
+		    struct cell_err *e)
+{
 	/* The tty group, unless a rootless jail's single mapping leaves it
 	 * out (its ptys are then root's group). */
 	const bool tty_mapped = !s->mech.rootless || rootless_gid_mapped(5);
@@ -558,34 +608,10 @@ static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, str
 		{o->uid_key, o->uid},
 		{o->gid_key, o->gid},
 		{NULL, NULL}};
-	cleanup_close int dev =
-		fresh_mount("tmpfs", "/dev", dev_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e);
 
-	if (dev < 0)
-		return -1;
-	for (size_t i = 0; i < rootfs_nstd_nodes; i++) {
-		const struct rootfs_dev_node *d = &rootfs_std_nodes[i];
-
-		if (s->mech.rootless) {
-			if (bind_host_node(dev, d, e) < 0)
-				return -1;
-		} else if (mknodat(dev, d->name, S_IFCHR | 0666, makedev(d->major, d->minor)) < 0) {
-			return cell_err_set(e, errno, "mknod /dev/%s", d->name);
-		}
-	}
-	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
-		if (symlinkat(dev_links[i].target, dev, dev_links[i].name) < 0)
-			return cell_err_set(e, errno, "symlink /dev/%s", dev_links[i].name);
-	if (mkdirat(dev, "pts", 0755) < 0 || mkdirat(dev, "shm", 01777) < 0 ||
-	    mkdirat(dev, "mqueue", 0755) < 0)
-		return cell_err_set(e, errno, "mkdir in /dev");
-	if (s->proc.terminal) {
-		/* The pty slave is bound here once it exists. */
-		int fd = openat(dev, "console", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return cell_err_set(e, errno, "create /dev/console");
-		close(fd);
-	}
+	for (size_t i = 0; i < rootfs_nstd_nodes && s->mech.rootless; i++)
+		if (bind_host_node(dev, &rootfs_std_nodes[i], e) < 0)
+			return -1;
 	if (mount_fresh(dev, RESOLVE_BENEATH, "devpts", "pts", "/dev/pts", pts_opts,
 			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, e) < 0 ||
 	    mount_fresh(dev, RESOLVE_BENEATH, "tmpfs", "shm", "/dev/shm", shm_opts, hard, e) < 0)
@@ -595,7 +621,7 @@ static int build_dev(const struct jail_spec *s, const struct fresh_owner *o, str
 	if ((s->mech.ns_new & CLONE_NEWIPC || !s->mech.rootless) &&
 	    mount_fresh(dev, RESOLVE_BENEATH, "mqueue", "mqueue", "/dev/mqueue", NULL, hard, e) < 0)
 		return -1;
-	return take_fd(&dev);
+	return 0;
 }
 
 static int setup_binds(int root, const struct jail_spec *s, const struct rootfs_ids *ids,
@@ -758,17 +784,28 @@ int rootfs_mask_opened(const char *path, int target, struct masks *m, struct cel
 		return cell_err_set(e, errno, "mask %s", path);
 	if (S_ISLNK(st.st_mode))
 		return 0; /* what it points to is masked, or is the jail's */
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(st.st_mode) && !m->null_moves)
 		return clone_onto(m->null, target, path, e);
-	if (m->dir < 0) {
-		m->dir = fresh_mount("tmpfs", path, opts,
-				     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-					     MOUNT_ATTR_NOEXEC,
-				     e);
-		if (m->dir < 0)
-			return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		if (move_mount(m->null, "", target, "",
+			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			return cell_err_set(e, errno, "mask %s", path);
+		m->null_moves = false;
+		return 0;
 	}
-	return clone_onto(m->dir, target, path, e);
+	if (m->dir >= 0)
+		return clone_onto(m->dir, target, path, e);
+	/* The first masked directory gets the tmpfs itself, the next ones
+	 * clones of it: Linux before 6.15 clones no detached mount. */
+	m->dir = fresh_mount(
+		"tmpfs", path, opts,
+		MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, e);
+	if (m->dir < 0)
+		return -1;
+	if (move_mount(m->dir, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+	    0)
+		return cell_err_set(e, errno, "mask %s", path);
+	return 0;
 }
 
 /* Masks PATH inside the jail's root (the host's own tree for the host's
@@ -783,7 +820,7 @@ static int mask_path(int root, const char *path, struct masks *m, struct cell_er
 }
 
 /* Opens REL beneath the root of the jail's own mount MNT (its proc or
- * sysfs, detached), never through a symlink; HOST is the same path on
+ * sysfs, just attached), never through a symlink; HOST is the same path on
  * the host, for missing_path() and errors.  0 with *fd -1: the kernel
  * has no such file. */
 static int open_beneath(int mnt, const char *rel, const char *host, const char *what, int *fd,
@@ -834,8 +871,10 @@ static int mask_beneath(int mnt, const char *rel, const char *host, struct masks
 }
 
 /* The protections of the mechanisms M that lie beneath TOP ("/proc",
- * "/sys"), done to the fresh mount MNT itself, detached, before it is
- * attached: by its descriptor, never by a path of the jail's tree. */
+ * "/sys"), done to the fresh mount MNT itself, attached just before (the
+ * mounts need 6.15 in a detached tree; nothing else is in this mount
+ * namespace to see it unprotected): by its descriptor, never by a path
+ * of the jail's tree. */
 static int protect_kernel_fs(int mnt, const char *top, const struct jail_mechanisms *m,
 			     struct masks *masks, struct cell_err *e)
 {
@@ -962,9 +1001,13 @@ static int setup_tree_protections(int root, const struct jail_spec *s, const cha
 }
 
 /*
- * The jail's fresh mounts, each made detached, protected while detached
- * (with the policy's mounts: proc and sysfs), then attached on its mount
- * point, opened once without following a symlink.  /dev comes first: its
+ * The jail's fresh mounts, each made detached, attached on its mount
+ * point, opened once without following a symlink, then given what is
+ * mounted in it (/dev's) or protected (with the policy's mounts: proc
+ * and sysfs) through its own descriptor.  Attached first because Linux
+ * before 6.15 mounts nothing into a detached tree (the same calls on
+ * newer ones); the jail's child is alone in its mount namespace before
+ * pivot_root, so no one sees a mount half made.  /dev comes first: its
  * /dev/null is what masks files.
  */
 static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *attach,
@@ -989,23 +1032,20 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 	const unsigned int hard = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 	cleanup_close int dev = build_dev(s, &o, e);
 	cleanup_close int proc = -1, sys = -1;
-	struct masks m = {-1, -1, false};
+	struct masks m = {-1, -1, false, false};
 	int ret = -1;
 
-	if (dev < 0)
+	if (dev < 0 || attach_pinned(dev, root, "/dev", "/dev", RESOLVE_IN_ROOT, e) < 0 ||
+	    fill_dev(dev, s, &o, e) < 0)
 		return -1;
 	m.null = rootfs_openat2(dev, "null", O_PATH | O_NOFOLLOW,
 				RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-	if (m.null < 0) {
-		cell_err_set(e, errno, "open /dev/null");
-		goto out;
-	}
-	if (attach_pinned(dev, root, "/dev", "/dev", RESOLVE_IN_ROOT, e) < 0)
-		goto out;
+	if (m.null < 0)
+		return cell_err_set(e, errno, "open /dev/null");
 	/* A proc of the jail's own pid namespace: it shows only the jail. */
 	proc = fresh_mount("proc", "/proc", NULL, hard, e);
-	if (proc < 0 || protect_kernel_fs(proc, "/proc", &s->mech, &m, e) < 0 ||
-	    attach_pinned(proc, root, "/proc", "/proc", RESOLVE_IN_ROOT, e) < 0)
+	if (proc < 0 || attach_pinned(proc, root, "/proc", "/proc", RESOLVE_IN_ROOT, e) < 0 ||
+	    protect_kernel_fs(proc, "/proc", &s->mech, &m, e) < 0)
 		goto out;
 	/* sysfs shows the jail's network namespace; read-only.  A rootless
 	 * jail in a network namespace it does not own (--net host, ns:)
@@ -1013,8 +1053,8 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 	sys = s->mech.rootless && !(s->mech.ns_new & CLONE_NEWNET)
 		      ? bind_host_sys(hard, e)
 		      : fresh_mount("sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e);
-	if (sys < 0 || protect_kernel_fs(sys, "/sys", &s->mech, &m, e) < 0 ||
-	    attach_pinned(sys, root, "/sys", "/sys", RESOLVE_IN_ROOT, e) < 0)
+	if (sys < 0 || attach_pinned(sys, root, "/sys", "/sys", RESOLVE_IN_ROOT, e) < 0 ||
+	    protect_kernel_fs(sys, "/sys", &s->mech, &m, e) < 0)
 		goto out;
 	if (mount_fresh(root, RESOLVE_IN_ROOT, "tmpfs", "/tmp", "/tmp", tmp_opts,
 			MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, e) < 0 ||
@@ -1148,7 +1188,7 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 	root = rootfs_clone_root(what, pin, e);
 	if (root < 0)
 		return -1;
-	if ((s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_NS) &&
+	if ((s->net == JAIL_NET_BRIDGE || s->net == JAIL_NET_NS || s->net == JAIL_NET_SLIRP) &&
 	    clone_net_files(attach, netf, e) < 0)
 		return -1;
 	if (s->rootfs == NULL) {
@@ -1161,9 +1201,8 @@ int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const 
 			return cell_err_set(e, errno, "make root %s read-only", what);
 	} else if (ids->userns >= 0 && idmap_tree(root, ids, 0) < 0) {
 		/* A root of the jail's own: its files are the jail's. */
-		cell_err_param(e, PARAM_PATH, 0, errno,
-			       "idmap it (its filesystem may not support idmapped mounts; "
-			       "userns host does without)");
+		cell_err_param(e, PARAM_PATH, 0, errno, "idmap it (%s; userns host does without)",
+			       idmap_refusal(root, errno));
 		return cell_err_ref(e, PARAM_USERNS, "userns");
 	}
 	if (move_mount(root, "", AT_FDCWD, attach, MOVE_MOUNT_F_EMPTY_PATH) < 0)

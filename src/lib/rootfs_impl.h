@@ -31,17 +31,23 @@ extern const struct rootfs_dev_node rootfs_std_nodes[];
 extern const size_t rootfs_nstd_nodes;
 
 /*
- * What masks are made of: one empty read-only tmpfs, made once, detached,
- * and cloned onto each masked directory (a clone shares the superblock:
- * much cheaper than a new tmpfs each), and a /dev/null, bound over
- * masked files.
+ * What masks are made of: one empty read-only tmpfs, made once, mounted
+ * on the first masked directory and cloned from there onto each other
+ * one (a clone shares the superblock: much cheaper than a new tmpfs
+ * each; cloned from an attached mount, as Linux before 6.15 requires),
+ * and a /dev/null, bound over masked files.  Every target is in the
+ * attached tree: mounts into a detached one need 6.15 too.
  */
 struct masks {
-	int dir;  /* the empty tmpfs, detached; -1 until needed */
+	int dir;  /* the empty tmpfs, on the first masked directory; -1 until needed */
 	int null; /* a /dev/null (O_PATH) */
 	/* An OCI config's masked directory lists empty (mode 0755, as
 	 * runc's); the jail CLI's cannot even be listed (mode 0). */
 	bool listable;
+	/* NULL is a detached mount of its own (the host's /dev/null
+	 * cloned): the first masked file gets it, the next ones clones of
+	 * it there; cleared once it is attached. */
+	bool null_moves;
 };
 
 void rootfs_masks_close(struct masks *m);

@@ -679,9 +679,9 @@ static int set_propagation(int mnt, const struct jail_mount *m, struct cell_err 
 	return 0;
 }
 
-/* Attaches MNT on DEST (clean) of the jail's tree, then its propagation. */
-static int attach_dest(struct oci_build *b, int mnt, const struct jail_mount *m, const char *dest,
-		       enum dest_kind kind, struct cell_err *e)
+/* Attaches MNT on DEST (clean) of the jail's tree. */
+static int attach_only(struct oci_build *b, int mnt, const char *dest, enum dest_kind kind,
+		       struct cell_err *e)
 {
 	cleanup_close int target = open_dest(b->root, dest, kind, e);
 
@@ -689,6 +689,15 @@ static int attach_dest(struct oci_build *b, int mnt, const struct jail_mount *m,
 		return -1;
 	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return cell_err_set(e, errno, "attach");
+	return 0;
+}
+
+/* Attaches MNT on DEST (clean) of the jail's tree, then its propagation. */
+static int attach_dest(struct oci_build *b, int mnt, const struct jail_mount *m, const char *dest,
+		       enum dest_kind kind, struct cell_err *e)
+{
+	if (attach_only(b, mnt, dest, kind, e) < 0)
+		return -1;
 	return set_propagation(mnt, m, e);
 }
 
@@ -722,7 +731,7 @@ static int mount_bind(struct oci_build *b, const struct jail_mount *m, const cha
 	return attach_dest(b, mnt, m, dest, S_ISDIR(st.st_mode) ? DEST_DIR : DEST_FILE, e);
 }
 
-/* Opens PATH beneath the detached mount MNT, never through a symlink:
+/* Opens PATH beneath the fresh mount MNT, never through a symlink:
  * 0 with *FD -1 when it does not exist; a symlink on the way fails. */
 static int open_in_mount(int mnt, const char *rel, const char *path, int *fd, struct cell_err *e)
 {
@@ -747,6 +756,31 @@ static bool is_symlink(int fd)
 	return fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
+static int host_null(struct masks *m, struct cell_err *e);
+
+/*
+ * Masks PATH, opened as FD.  A file gets the null device of open_null()'s
+ * tmpfs, detached; Linux before 6.15 clones nothing from a detached
+ * mount (EINVAL): then, from the first such file on, the host's
+ * /dev/null, as runc's masks are.
+ */
+static int mask_opened(struct oci_build *b, const char *path, int fd, struct cell_err *e)
+{
+	struct stat st;
+
+	if (rootfs_mask_opened(path, fd, &b->masks, e) == 0)
+		return 0;
+	if (e->errnum != EINVAL || b->null_mnt < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode))
+		return -1;
+	close(b->masks.null);
+	close(b->null_mnt);
+	b->masks.null = b->null_mnt = -1;
+	cell_err_clear(e);
+	if (host_null(&b->masks, e) < 0)
+		return -1;
+	return rootfs_mask_opened(path, fd, &b->masks, e);
+}
+
 /* Protects PATH, opened as FD: read-only or masked. */
 static int protect_opened(struct oci_build *b, const char *path, int fd, bool mask,
 			  struct cell_err *e)
@@ -754,12 +788,15 @@ static int protect_opened(struct oci_build *b, const char *path, int fd, bool ma
 	if (fd < 0 || is_symlink(fd))
 		return 0;
 	if (mask)
-		return rootfs_mask_opened(path, fd, &b->masks, e);
+		return mask_opened(b, path, fd, e);
 	return rootfs_readonly_over(fd, path, e);
 }
 
 /* The masked and read-only paths beneath DEST done to the fresh MNT
- * mounted there, before it is attached. */
+ * mounted there, through its descriptor, once it is attached (Linux
+ * before 6.15 mounts nothing into a detached tree; the jail's child is
+ * alone in its mount namespace to see it unprotected) and before its
+ * propagation is set. */
 static int protect_beneath(struct oci_build *b, int mnt, const char *dest, bool mask,
 			   struct cell_err *e)
 {
@@ -784,8 +821,8 @@ static int protect_beneath(struct oci_build *b, int mnt, const char *dest, bool 
 	return 0;
 }
 
-/* Writes the sysctls through PROC, a fresh proc not yet attached: the
- * jail's /proc/sys is made read-only after. */
+/* Writes the sysctls through PROC, a fresh proc: the jail's /proc/sys
+ * is made read-only after. */
 static int write_sysctls(struct oci_build *b, int proc, struct cell_err *e)
 {
 	const struct jail_mechanisms *m = &b->s->mech;
@@ -851,8 +888,8 @@ static int host_sys(struct mount_attr *attr, struct cell_err *e)
 	return mnt;
 }
 
-/* A new instance of the mount's filesystem, detached, protected, then
- * attached. */
+/* A new instance of the mount's filesystem, detached, attached,
+ * protected, then given its propagation. */
 static int mount_fresh_fs(struct oci_build *b, const struct jail_mount *m, const char *dest,
 			  struct cell_err *e)
 {
@@ -876,9 +913,10 @@ static int mount_fresh_fs(struct oci_build *b, const struct jail_mount *m, const
 			      opts, (unsigned int)attr.attr_set, e);
 	if (mnt < 0 && e->errnum == EPERM && b->s->mech.rootless && type_is(m, "sysfs"))
 		mnt = host_sys(&attr, e);
-	if (mnt < 0 || protect_kernel_mount(b, m, mnt, dest, e) < 0)
+	if (mnt < 0 || attach_only(b, mnt, dest, DEST_DIR, e) < 0 ||
+	    protect_kernel_mount(b, m, mnt, dest, e) < 0)
 		return -1;
-	return attach_dest(b, mnt, m, dest, DEST_DIR, e);
+	return set_propagation(mnt, m, e);
 }
 
 /* Mount I of the list. */
@@ -1177,6 +1215,9 @@ static int host_null(struct masks *m, struct cell_err *e)
 		return cell_err_set(e, ENODEV, "the host's /dev/null is not the null device");
 	if (mount_setattr(m->null, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		return cell_err_set(e, errno, "the null device for masks: read-only");
+	/* Cloned from where it is attached: Linux before 6.15 clones no
+	 * detached mount. */
+	m->null_moves = true;
 	return 0;
 }
 
@@ -1249,7 +1290,7 @@ int rootfs_oci_build(const struct jail_spec *s, const struct rootfs_pin *pin, co
 		     const struct rootfs_ids *ids, struct cell_err *e)
 {
 	struct oci_build b = {
-		.s = s, .ids = ids, .root = -1, .masks = {-1, -1, true}, .null_mnt = -1};
+		.s = s, .ids = ids, .root = -1, .masks = {-1, -1, true, false}, .null_mnt = -1};
 	int ret = -1;
 
 	/* 1. Nothing below propagates to the host's mount namespace. */

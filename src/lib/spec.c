@@ -409,12 +409,29 @@ static int check_addrs(const struct jail_network *n, int param, char *const *lis
 	return 0;
 }
 
+/* --net slirp: the user-mode stack gives the jail its address and its
+ * gateway (slirp.h); neither can be chosen. */
+static int not_with_slirp(int param, struct cell_err *e)
+{
+	cell_err_param(e, param, 0, 0,
+		       "not with net slirp: its user-mode stack gives the jail 10.0.2.100/24 "
+		       "and the gateway 10.0.2.2");
+	return cell_err_ref(e, PARAM_NET, "net");
+}
+
 static int check_network(const struct jail_spec *s, struct cell_err *e)
 {
 	const struct jail_network *n = &s->network;
 	bool families[2] = {false, false};
 
-	if (s->net != JAIL_NET_BRIDGE) {
+	if (s->net == JAIL_NET_SLIRP) {
+		if (n->nip4 > 0)
+			return not_with_slirp(PARAM_IP4, e);
+		if (n->nip6 > 0)
+			return not_with_slirp(PARAM_IP6, e);
+		if (n->ngateway > 0)
+			return not_with_slirp(PARAM_GATEWAY, e);
+	} else if (s->net != JAIL_NET_BRIDGE) {
 		if (n->nip4 > 0)
 			return needs_mode(PARAM_IP4, "bridge", e);
 		if (n->nip6 > 0)
@@ -422,12 +439,13 @@ static int check_network(const struct jail_spec *s, struct cell_err *e)
 		if (n->ngateway > 0)
 			return needs_mode(PARAM_GATEWAY, "bridge", e);
 		if (n->npublish > 0)
-			return needs_mode(PARAM_PUBLISH, "bridge", e);
+			return needs_mode(PARAM_PUBLISH, "bridge or slirp", e);
 		if (n->ifname != NULL)
-			return needs_mode(PARAM_VNET_IF, "bridge", e);
+			return needs_mode(PARAM_VNET_IF, "bridge or slirp", e);
 	}
-	if (n->ndns > 0 && s->net != JAIL_NET_BRIDGE && s->net != JAIL_NET_NS)
-		return needs_mode(PARAM_DNS, "bridge or ns:PATH", e);
+	if (n->ndns > 0 && s->net != JAIL_NET_BRIDGE && s->net != JAIL_NET_NS &&
+	    s->net != JAIL_NET_SLIRP)
+		return needs_mode(PARAM_DNS, "bridge, slirp or ns:PATH", e);
 	for (size_t i = 0; i < n->ngateway; i++) {
 		struct netaddr a;
 

@@ -31,6 +31,7 @@ enum jail_net {
 	JAIL_NET_HOST,	 /* share the host's network namespace */
 	JAIL_NET_BRIDGE, /* own namespace, a veth to a bridge of cell's (net.c, cell-net) */
 	JAIL_NET_NS,	 /* join the network namespace at network.ns_path */
+	JAIL_NET_SLIRP,	 /* own namespace, a user-mode stack beside it (slirp.c) */
 };
 
 /*

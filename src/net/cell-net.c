@@ -3,10 +3,9 @@
  * command line of net-protocol (docs/cell-net.8) parsed into the
  * structures of ops.h, one call, and the result printed.
  *
- * cell-net is its own program, linked dynamically against libmnl and
- * libnftables (Debian ships them as shared libraries only), so that cell
- * stays static and only a bridged jail pays for the dynamic loader.  cell
- * runs it as root in the network namespace of the bridge.  Exit status:
+ * cell-net is its own program, static as cell is (its netlink is its
+ * own: nl.h), so that only a bridged jail carries its code.  cell runs
+ * it as root in the network namespace of the bridge.  Exit status:
  * 0 done (and, where said, one JSON object on stdout), 1 failed (one
  * line on stderr saying what and why; a failed setup has undone itself),
  * 2 a usage error (one line).
@@ -14,7 +13,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -434,11 +432,6 @@ int main(int argc, char **argv)
 		{"stats", cmd_stats},
 	};
 
-	/* libnftables allocates and frees buffers of 132 KiB and 2 MiB per
-	 * batch; above glibc's default threshold each is an mmap() and a
-	 * munmap() (about 0.5 ms each on the test machine).  From the heap
-	 * they are reused, and given back once, at exit. */
-	mallopt(M_MMAP_THRESHOLD, 8 << 20);
 	if (argc < 2)
 		return usage("no command (cell-net --help)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

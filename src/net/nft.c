@@ -7,163 +7,102 @@
  *   output      (nat, -100)        published ports, from the host itself
  *   postrouting (nat, srcnat)      masquerading
  *   forward     (filter, 0)        no traffic between two cell bridges
+ *   raw         (filter, raw: prerouting, -300)
+ *                                  no conntrack between the jails of a bridge
  * and the set `bridges` of the bridges cell's jails are on.  Callers hold
  * cell-net's lock (ops.c), so a listing is still true when the batch
  * made from it runs: `delete chain` and `delete table` take their rules
  * with them, and must never take another jail's.
+ *
+ * Each rule is the bytecode nft makes of its text (the comment above
+ * each builder), so that `nft list table inet cell` shows that text.
  */
 #include "nft.h"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
+#include <endian.h>
 #include <errno.h>
-#include <jansson.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
-#include <nftables/libnftables.h>
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "nfmsg.h"
 #include "rtnl.h"
 
-#define TABLE "inet cell"
+#define TABLE "cell"
+#define SET   "bridges"
+/* The set's id within a batch that makes it: a rule of the same batch
+ * refers to it by name or by this id. */
+#define SET_ID 1
 /* Longest comment: "cell-bridge:" + name + ":" + network. */
 #define COMMENT_MAX 128
+/* Longest chain name worth reading: cell's are short. */
+#define CHAIN_MAX 32
+/* The priorities nft calls raw, dstnat and srcnat (NF_IP_PRI_RAW,
+ * NF_IP_PRI_NAT_DST, NF_IP_PRI_NAT_SRC). */
+#define PRIO_RAW    (-300)
+#define PRIO_DSTNAT (-100)
+#define PRIO_SRCNAT 100
 
-struct cellnft {
-	struct nft_ctx *ctx;
+static const char *const base_chains[] = {"prerouting", "output", "postrouting", "forward", "raw"};
+#define N_CHAINS (sizeof(base_chains) / sizeof(base_chains[0]))
+
+static int chain_slot(const char *name)
+{
+	for (size_t i = 0; i < N_CHAINS; i++)
+		if (strcmp(name, base_chains[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* --- what the table holds --- */
+
+struct seen_rule {
+	char comment[COMMENT_MAX];
+	int chain; /* its base chain's slot, -1 for another chain */
+	uint64_t handle;
 };
 
-/* libnftables, loaded on first use: cell-net links it not, so that the
- * commands and setups without rules do not pay for the dynamic loader's
- * work on it and its libraries (libnftnl, libxtables, libgmp): about 2 ms
- * a start on the test machine (docs/cell-net.8). */
-static struct {
-	void *lib;
-	struct nft_ctx *(*ctx_new)(uint32_t flags);
-	void (*ctx_free)(struct nft_ctx *ctx);
-	int (*buffer_output)(struct nft_ctx *ctx);
-	int (*buffer_error)(struct nft_ctx *ctx);
-	const char *(*output)(struct nft_ctx *ctx);
-	const char *(*error)(struct nft_ctx *ctx);
-	void (*set_flags)(struct nft_ctx *ctx, unsigned int flags);
-	int (*run)(struct nft_ctx *ctx, const char *buf);
-} lib;
-
-/* The soname of Debian's libnftables1 (libnftables.so is in -dev). */
-#define LIBNFTABLES "libnftables.so.1"
-
-static int sym(const char *name, void *out, struct cell_err *e)
-{
-	void *p = dlsym(lib.lib, name);
-
-	if (p == NULL)
-		return cell_err_set(e, 0, "nftables: " LIBNFTABLES ": no %s", name);
-	memcpy(out, &p, sizeof(p));
-	return 0;
-}
-
-static int load(struct cell_err *e)
-{
-	if (lib.lib != NULL)
-		return 0;
-	lib.lib = dlopen(LIBNFTABLES, RTLD_NOW | RTLD_LOCAL);
-	if (lib.lib == NULL)
-		return cell_err_set(e, 0, "nftables: load %s", dlerror());
-	if (sym("nft_ctx_new", &lib.ctx_new, e) < 0 || sym("nft_ctx_free", &lib.ctx_free, e) < 0 ||
-	    sym("nft_ctx_buffer_output", &lib.buffer_output, e) < 0 ||
-	    sym("nft_ctx_buffer_error", &lib.buffer_error, e) < 0 ||
-	    sym("nft_ctx_get_output_buffer", &lib.output, e) < 0 ||
-	    sym("nft_ctx_get_error_buffer", &lib.error, e) < 0 ||
-	    sym("nft_ctx_output_set_flags", &lib.set_flags, e) < 0 ||
-	    sym("nft_run_cmd_from_buffer", &lib.run, e) < 0) {
-		dlclose(lib.lib);
-		lib.lib = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-static void cellnft_close(struct cellnft *n);
-
-static int cellnft_open(struct cellnft *n, struct cell_err *e)
-{
-	if (load(e) < 0)
-		return -1;
-	n->ctx = lib.ctx_new(NFT_CTX_DEFAULT);
-	if (n->ctx == NULL)
-		return cell_err_set(e, ENOMEM, "nftables: new context");
-	if (lib.buffer_output(n->ctx) < 0 || lib.buffer_error(n->ctx) < 0) {
-		cellnft_close(n);
-		return cell_err_set(e, ENOMEM, "nftables: buffers");
-	}
-	return 0;
-}
-
-static void cellnft_close(struct cellnft *n)
-{
-	if (n->ctx != NULL)
-		lib.ctx_free(n->ctx);
-	n->ctx = NULL;
-}
-
-/* The first line of libnftables' error text, without its "Error: ". */
-static int nft_fail(struct cellnft *n, const char *what, struct cell_err *e)
-{
-	const char *msg = lib.error(n->ctx);
-	size_t len;
-
-	if (msg == NULL)
-		msg = "";
-	if (strncmp(msg, "Error: ", 7) == 0)
-		msg += 7;
-	len = strcspn(msg, "\n");
-	return cell_err_set(e, 0, "nftables: %s: %.*s", what, (int)len, len > 0 ? msg : "failed");
-}
-
-/* Runs CMD; with JSON, its listing (to be freed) in *OUT. */
-static int run(struct cellnft *n, const char *what, const char *cmd, json_t **out,
-	       struct cell_err *e)
-{
-	json_error_t jerr;
-
-	lib.set_flags(n->ctx, out != NULL ? NFT_CTX_OUTPUT_JSON | NFT_CTX_OUTPUT_HANDLE : 0);
-	if (lib.run(n->ctx, cmd) != 0)
-		return nft_fail(n, what, e);
-	if (out == NULL)
-		return 0;
-	*out = json_loads(lib.output(n->ctx), 0, &jerr);
-	if (*out == NULL)
-		return cell_err_set(e, 0, "nftables: %s: bad JSON listing: %s", what, jerr.text);
-	return 0;
-}
-
-/* --- the table's rules, without libnftables --- */
-
-/* libnftnl's user data: TLVs of a type and a length byte each; a rule's
- * comment (NFTNL_UDATA_RULE_COMMENT) is type 0, NUL included. */
-#define UDATA_RULE_COMMENT 0
-
-/* The comments of the rules of the table, from one dump. */
+/* The table's rules (from one dump) and, for a removal, its base chains
+ * and whether the set holds a bridge. */
 struct peek {
 	bool table;
-	size_t n_rules;
-	char (*comments)[COMMENT_MAX];
-	size_t cap;
+	size_t n_rules, cap;
+	struct seen_rule *rules;
 	bool oom;
+	bool chain[N_CHAINS];
+	const char *elem; /* the element looked for */
+	bool has_elem;
 };
 
+/* An attribute's string into BUF, cut to fit and always terminated. */
+static void attr_str(const struct nlattr *a, char *buf, size_t size)
+{
+	size_t len = nla_len(a);
+
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, nla_data(a), len);
+	buf[len] = '\0';
+}
+
+/* libnftnl's user data: TLVs of a type and a length byte each; a rule's
+ * comment is type 0, NUL included. */
 static void peek_comment(const struct nlattr *udata, char *out)
 {
-	const unsigned char *p = mnl_attr_get_payload(udata);
-	size_t len = mnl_attr_get_payload_len(udata);
+	const unsigned char *p = nla_data(udata);
+	size_t len = nla_len(udata);
 
 	out[0] = '\0';
 	while (len >= 2 && (size_t)p[1] + 2 <= len) {
-		if (p[0] == UDATA_RULE_COMMENT) {
+		if (p[0] == 0) {
 			size_t n = p[1] < COMMENT_MAX - 1 ? p[1] : COMMENT_MAX - 1;
 
 			memcpy(out, p + 2, n);
@@ -178,51 +117,126 @@ static void peek_comment(const struct nlattr *udata, char *out)
 static int peek_rule(const struct nlmsghdr *nlh, void *data)
 {
 	struct peek *pk = data;
+	struct seen_rule *r;
 	const struct nlattr *a;
+	int left;
+	char chain[CHAIN_MAX];
 
 	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWRULE)
-		return MNL_CB_OK;
+		return NL_CB_OK;
 	if (pk->n_rules == pk->cap) {
 		size_t cap = pk->cap ? pk->cap * 2 : 64;
-		void *more = realloc(pk->comments, cap * sizeof(*pk->comments));
+		void *more = realloc(pk->rules, cap * sizeof(*pk->rules));
 
 		if (more == NULL) {
 			pk->oom = true;
-			return MNL_CB_ERROR;
+			return NL_CB_ERROR;
 		}
-		pk->comments = more;
+		pk->rules = more;
 		pk->cap = cap;
 	}
-	pk->comments[pk->n_rules][0] = '\0';
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	r = &pk->rules[pk->n_rules++];
+	memset(r, 0, sizeof(*r));
+	r->chain = -1;
+	nla_for_each(a, nlh, sizeof(struct nfgenmsg), left)
 	{
-		if (mnl_attr_get_type(a) == NFTA_RULE_USERDATA)
-			peek_comment(a, pk->comments[pk->n_rules]);
+		if (nla_type(a) == NFTA_RULE_USERDATA) {
+			peek_comment(a, r->comment);
+		} else if (nla_type(a) == NFTA_RULE_CHAIN) {
+			attr_str(a, chain, sizeof(chain));
+			r->chain = chain_slot(chain);
+		} else if (nla_type(a) == NFTA_RULE_HANDLE && nla_len(a) == sizeof(uint64_t)) {
+			r->handle = be64toh(nla_u64(a));
+		}
 	}
-	pk->n_rules++;
-	return MNL_CB_OK;
+	return NL_CB_OK;
+}
+
+static int peek_chain(const struct nlmsghdr *nlh, void *data)
+{
+	struct peek *pk = data;
+	const struct nlattr *a;
+	int left;
+	char name[CHAIN_MAX];
+
+	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWCHAIN)
+		return NL_CB_OK;
+	nla_for_each(a, nlh, sizeof(struct nfgenmsg), left)
+	{
+		int slot;
+
+		if (nla_type(a) != NFTA_CHAIN_NAME)
+			continue;
+		attr_str(a, name, sizeof(name));
+		slot = chain_slot(name);
+		if (slot >= 0)
+			pk->chain[slot] = true;
+	}
+	return NL_CB_OK;
+}
+
+/* Whether ELEMS (NFTA_SET_ELEM_LIST_ELEMENTS) holds interface NAME. */
+static bool elems_have(const struct nlattr *elems, const char *name)
+{
+	const struct nlattr *elem, *a, *v;
+	char key[IFNAMSIZ] = {0};
+	int l1, l2, l3;
+
+	strncpy(key, name, IFNAMSIZ - 1);
+	nla_for_each_nested(elem, elems, l1)
+	{
+		nla_for_each_nested(a, elem, l2)
+		{
+			if (nla_type(a) != NFTA_SET_ELEM_KEY)
+				continue;
+			nla_for_each_nested(v, a, l3)
+			{
+				if (nla_type(v) == NFTA_DATA_VALUE && nla_len(v) == IFNAMSIZ &&
+				    memcmp(nla_data(v), key, IFNAMSIZ) == 0)
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+static int peek_elems(const struct nlmsghdr *nlh, void *data)
+{
+	struct peek *pk = data;
+	const struct nlattr *a;
+	int left;
+
+	if ((nlh->nlmsg_type & 0xff) != NFT_MSG_NEWSETELEM)
+		return NL_CB_OK;
+	nla_for_each(a, nlh, sizeof(struct nfgenmsg), left)
+	{
+		if (nla_type(a) == NFTA_SET_ELEM_LIST_ELEMENTS && elems_have(a, pk->elem))
+			pk->has_elem = true;
+	}
+	return NL_CB_OK;
 }
 
 /* An nf_tables request of TYPE about the table, to be sent. */
 static struct nlmsghdr *nft_request(char *buf, int type, unsigned short flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = nlm_put_header(buf);
 	struct nfgenmsg *nfg;
 
 	nlh->nlmsg_type = (NFNL_SUBSYS_NFTABLES << 8) | type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg = nlm_put_extra(nlh, sizeof(*nfg));
 	nfg->nfgen_family = NFPROTO_INET;
 	nfg->version = NFNETLINK_V0;
-	/* NFTA_TABLE_NAME and NFTA_RULE_TABLE are both attribute 1. */
-	mnl_attr_put_strz(nlh, type == NFT_MSG_GETTABLE ? NFTA_TABLE_NAME : NFTA_RULE_TABLE,
-			  "cell");
+	/* NFTA_TABLE_NAME, NFTA_RULE_TABLE, NFTA_CHAIN_TABLE and
+	 * NFTA_SET_ELEM_LIST_TABLE are all attribute 1: a dump of the
+	 * table's objects alone. */
+	nla_put_strz(nlh, NFTA_TABLE_NAME, TABLE);
 	return nlh;
 }
 
 /* The table, then one dump of its rules: pk->table false when there is
  * no table (or no nf_tables at all). */
-static int peek_on(struct rtnl *nl, struct peek *pk, struct cell_err *e)
+static int peek_rules(struct rtnl *nl, struct peek *pk, struct cell_err *e)
 {
 	char buf[256];
 
@@ -238,19 +252,34 @@ static int peek_on(struct rtnl *nl, struct peek *pk, struct cell_err *e)
 	return pk->oom ? cell_err_set(e, ENOMEM, "%s", "") : -1;
 }
 
-static int peek(struct peek *pk, struct cell_err *e)
+/* The table's base chains and, with BRIDGE, whether the set holds it
+ * (no set: it does not). */
+static int peek_tidy(struct rtnl *nl, struct peek *pk, const char *bridge, struct cell_err *e)
 {
-	struct rtnl nl = {NULL, 0, 0};
-	int rc;
+	char buf[256];
+	struct nlmsghdr *nlh;
 
+	if (nl_talk(nl, nft_request(buf, NFT_MSG_GETCHAIN, NLM_F_DUMP), peek_chain, pk, e) < 0)
+		return -1;
+	if (bridge == NULL)
+		return 0;
+	pk->elem = bridge;
+	nlh = nft_request(buf, NFT_MSG_GETSETELEM, NLM_F_DUMP);
+	nla_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, SET);
+	if (nl_talk(nl, nlh, peek_elems, pk, e) < 0 && e->errnum != ENOENT)
+		return -1;
+	cell_err_clear(e);
+	return 0;
+}
+
+static int nl_open_nft(struct rtnl *nl, struct peek *pk, struct cell_err *e)
+{
 	memset(pk, 0, sizeof(*pk));
-	if (nl_open(&nl, NETLINK_NETFILTER, e) < 0)
+	if (nl_open(nl, NETLINK_NETFILTER, e) < 0)
 		return cell_err_prefix(e, "nftables: list rules");
-	rc = peek_on(&nl, pk, e);
-	rtnl_close(&nl);
-	if (rc < 0) {
-		free(pk->comments);
-		pk->comments = NULL;
+	if (peek_rules(nl, pk, e) < 0) {
+		rtnl_close(nl);
+		free(pk->rules);
 		return cell_err_prefix(e, "nftables: list rules");
 	}
 	return 0;
@@ -259,7 +288,7 @@ static int peek(struct peek *pk, struct cell_err *e)
 static bool peek_has(const struct peek *pk, const char *comment)
 {
 	for (size_t i = 0; i < pk->n_rules; i++)
-		if (strcmp(pk->comments[i], comment) == 0)
+		if (strcmp(pk->rules[i].comment, comment) == 0)
 			return true;
 	return false;
 }
@@ -281,308 +310,363 @@ static bool doomed(const char *comment, const char *key, const char *bridge_gone
 	       (bridge_gone != NULL && bridge_comment(comment, bridge_gone));
 }
 
-/* --- adding a jail's rules --- */
+/* --- the rules' matches --- */
 
-static const char *ip_word(int family)
+static uint8_t nfproto(int family)
 {
-	return family == AF_INET6 ? "ip6" : "ip";
+	return family == AF_INET6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
 }
 
-/* The chains J's rules need, each made if missing (`add` leaves an
- * existing chain as it is). */
-static void put_chains(FILE *f, const struct cellnft_jail *j)
+/* meta iifname/oifname (KEY) OP "NAME". */
+static void match_ifname(struct nfmsg_batch *b, uint32_t key, uint32_t op, const char *name)
 {
-	fprintf(f, "add table " TABLE "\n");
+	char value[IFNAMSIZ] = {0};
+
+	strncpy(value, name, IFNAMSIZ - 1);
+	nfx_meta(b, key, NFMSG_REG_1);
+	nfx_cmp(b, op, NFMSG_REG_1, value, sizeof(value));
+}
+
+/* meta nfproto ipv4|ipv6: the dependency of an ip/ip6 match in an
+ * inet table. */
+static void match_nfproto(struct nfmsg_batch *b, int family)
+{
+	uint8_t v = nfproto(family);
+
+	nfx_meta(b, NFT_META_NFPROTO, NFMSG_REG_1);
+	nfx_cmp(b, NFT_CMP_EQ, NFMSG_REG_1, &v, sizeof(v));
+}
+
+/* ip saddr/daddr (at OFFSET of the network header) in NET: as nft
+ * makes it, the bytes of the prefix compared, or, when the prefix ends
+ * inside a byte, the whole address masked and compared. */
+static void match_addr(struct nfmsg_batch *b, uint32_t offset, const struct net_addr *net)
+{
+	uint32_t len = (net->prefix + 7) / 8;
+	unsigned char mask[16] = {0}, zero[16] = {0};
+
+	if (len == 0)
+		return;
+	if (net->prefix % 8 == 0) {
+		nfx_payload(b, NFT_PAYLOAD_NETWORK_HEADER, offset, len, NFMSG_REG_1);
+		nfx_cmp(b, NFT_CMP_EQ, NFMSG_REG_1, net->bytes, len);
+		return;
+	}
+	memset(mask, 0xff, len - 1);
+	mask[len - 1] = (unsigned char)(0xff << (8 - net->prefix % 8));
+	len = (uint32_t)net_addr_len(net);
+	nfx_payload(b, NFT_PAYLOAD_NETWORK_HEADER, offset, len, NFMSG_REG_1);
+	nfx_bitwise(b, NFMSG_REG_1, mask, zero, len);
+	nfx_cmp(b, NFT_CMP_EQ, NFMSG_REG_1, net->bytes, len);
+}
+
+static uint32_t saddr_offset(int family)
+{
+	return family == AF_INET6 ? 8 : 12;
+}
+
+static uint32_t daddr_offset(int family)
+{
+	return family == AF_INET6 ? 24 : 16;
+}
+
+/* ct status dnat */
+static void match_ct_dnat(struct nfmsg_batch *b)
+{
+	uint32_t mask = IPS_DST_NAT, zero = 0;
+
+	nfx_ct(b, NFT_CT_STATUS, NFMSG_REG_1);
+	nfx_bitwise(b, NFMSG_REG_1, &mask, &zero, sizeof(mask));
+	nfx_cmp(b, NFT_CMP_NEQ, NFMSG_REG_1, &zero, sizeof(zero));
+}
+
+/* --- adding a jail's rules --- */
+
+/* The chains J's rules need, each made if missing (`add` leaves an
+ * existing chain as it is), the set and the bridge's element of it. */
+static void put_chains(struct nfmsg_batch *b, const struct cellnft_jail *j)
+{
+	nfmsg_table_add(b, TABLE);
 	if (j->n_publish > 0) {
-		fprintf(f,
-			"add chain " TABLE
-			" prerouting { type nat hook prerouting priority dstnat; policy accept; }\n");
-		fprintf(f, "add chain " TABLE
-			   " output { type nat hook output priority -100; policy accept; }\n");
+		nfmsg_chain_add(b, TABLE, "prerouting", "nat", NF_INET_PRE_ROUTING, PRIO_DSTNAT);
+		nfmsg_chain_add(b, TABLE, "output", "nat", NF_INET_LOCAL_OUT, -100);
 	}
 	if (j->n_publish > 0 || j->nat)
-		fprintf(f,
-			"add chain " TABLE
-			" postrouting { type nat hook postrouting priority srcnat; policy accept; }\n");
-	fprintf(f, "add chain " TABLE
-		   " forward { type filter hook forward priority 0; policy accept; }\n");
-	fprintf(f, "add set " TABLE " bridges { type ifname; }\n");
-	fprintf(f, "add element " TABLE " bridges { \"%s\" }\n", j->bridge);
+		nfmsg_chain_add(b, TABLE, "postrouting", "nat", NF_INET_POST_ROUTING, PRIO_SRCNAT);
+	nfmsg_chain_add(b, TABLE, "forward", "filter", NF_INET_FORWARD, 0);
+	nfmsg_chain_add(b, TABLE, "raw", "filter", NF_INET_PRE_ROUTING, PRIO_RAW);
+	nfmsg_ifname_set_add(b, TABLE, SET, SET_ID);
+	nfmsg_ifname_elem(b, true, TABLE, SET, SET_ID, j->bridge);
+}
+
+/* In CHAIN, P's DNAT to TO:
+ *   fib daddr type local meta nfproto ipv4|ipv6       (any host address)
+ *   fib daddr type local ip|ip6 daddr HOST            (one)
+ *     tcp|udp dport HOSTPORT dnat ip|ip6 to JAIL:JAILPORT comment "cell:KEY"
+ * Only what is addressed to this host: traffic routed through it to
+ * another host's port stays untouched. */
+static void put_dnat(struct nfmsg_batch *b, const struct cellnft_jail *j,
+		     const struct net_publish *p, const struct net_addr *to, const char *chain)
+{
+	uint32_t local = RTN_LOCAL;
+	uint8_t l4 = p->proto == NET_UDP ? IPPROTO_UDP : IPPROTO_TCP;
+	uint16_t host_port = htons(p->host_port), jail_port = htons(p->jail_port);
+	char comment[COMMENT_MAX];
+
+	nfmsg_rule_begin(b, TABLE, chain);
+	nfx_fib_daddr_type(b, NFMSG_REG_1);
+	nfx_cmp(b, NFT_CMP_EQ, NFMSG_REG_1, &local, sizeof(local));
+	match_nfproto(b, to->family);
+	if (!p->any_host)
+		match_addr(b, daddr_offset(to->family), &p->host);
+	nfx_meta(b, NFT_META_L4PROTO, NFMSG_REG_1);
+	nfx_cmp(b, NFT_CMP_EQ, NFMSG_REG_1, &l4, sizeof(l4));
+	nfx_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, sizeof(host_port), NFMSG_REG_1);
+	nfx_cmp(b, NFT_CMP_EQ, NFMSG_REG_1, &host_port, sizeof(host_port));
+	nfx_immediate(b, NFMSG_REG_1, to->bytes, net_addr_len(to));
+	nfx_immediate(b, NFMSG_REG_2, &jail_port, sizeof(jail_port));
+	nfx_dnat(b, nfproto(to->family), NFMSG_REG_1, NFMSG_REG_2);
+	snprintf(comment, sizeof(comment), "cell:%s", j->key);
+	nfmsg_rule_end(b, comment);
 }
 
 /* P's DNAT in CHAIN, for each family it reaches the jail by. */
-static void put_publish(FILE *f, const struct cellnft_jail *j, const struct net_publish *p,
-			const char *chain)
+static void put_publish(struct nfmsg_batch *b, const struct cellnft_jail *j,
+			const struct net_publish *p, const char *chain)
 {
 	const struct net_addr *targets[2] = {j->jail4, j->jail6};
 
 	for (int i = 0; i < 2; i++) {
 		const struct net_addr *to = targets[i];
-		char host[NET_ADDR_TEXT], jail[NET_ADDR_TEXT];
 
 		if (to == NULL || (!p->any_host && p->host.family != to->family))
 			continue;
-		/* Only what is addressed to this host: traffic routed
-		 * through it to another host's port stays untouched. */
-		fprintf(f, "add rule " TABLE " %s fib daddr type local ", chain);
-		if (p->any_host) {
-			fprintf(f, "meta nfproto %s ", to->family == AF_INET6 ? "ipv6" : "ipv4");
-		} else {
-			net_addr_format(&p->host, false, host, sizeof(host));
-			fprintf(f, "%s daddr %s ", ip_word(to->family), host);
-		}
-		net_addr_format(to, false, jail, sizeof(jail));
-		fprintf(f, "%s dport %u dnat %s to %s%s%s:%u comment \"cell:%s\"\n",
-			net_proto_name(p->proto), p->host_port, ip_word(to->family),
-			to->family == AF_INET6 ? "[" : "", jail, to->family == AF_INET6 ? "]" : "",
-			p->jail_port, j->key);
+		put_dnat(b, j, p, to, chain);
 	}
 }
 
-/* The bridge's rules that are not there yet: the drop of what would go
- * from it to another cell bridge (the other bridge's rule drops the
- * way back), and with --nat the masquerading of each of its networks
- * leaving by another link. */
-static void put_bridge_rules(FILE *f, const struct cellnft_jail *j, const struct peek *pk)
+/* In forward, the drop of what would go from the bridge to another cell
+ * bridge (the other bridge's rule drops the way back):
+ *   iifname "BR" oifname @bridges oifname != "BR" drop
+ *     comment "cell-bridge:BR" */
+static void put_bridge_drop(struct nfmsg_batch *b, const char *bridge, const char *comment)
+{
+	nfmsg_rule_begin(b, TABLE, "forward");
+	match_ifname(b, NFT_META_IIFNAME, NFT_CMP_EQ, bridge);
+	nfx_meta(b, NFT_META_OIFNAME, NFMSG_REG_1);
+	nfx_lookup(b, SET, SET_ID, NFMSG_REG_1);
+	match_ifname(b, NFT_META_OIFNAME, NFT_CMP_NEQ, bridge);
+	nfx_verdict(b, NF_DROP);
+	nfmsg_rule_end(b, comment);
+}
+
+/* In postrouting, with --nat, the masquerading of one of the bridge's
+ * networks leaving by another link:
+ *   ip|ip6 saddr NET oifname != "BR" masquerade
+ *     comment "cell-bridge:BR:NET" */
+static void put_bridge_masq(struct nfmsg_batch *b, const char *bridge, const struct net_addr *net,
+			    const char *comment)
+{
+	nfmsg_rule_begin(b, TABLE, "postrouting");
+	match_nfproto(b, net->family);
+	match_addr(b, saddr_offset(net->family), net);
+	match_ifname(b, NFT_META_OIFNAME, NFT_CMP_NEQ, bridge);
+	nfx_masquerade(b);
+	nfmsg_rule_end(b, comment);
+}
+
+/* A is in NET. */
+static bool in_net(const struct net_addr *a, const struct net_addr *net)
+{
+	struct net_addr masked = *a;
+
+	if (a->family != net->family)
+		return false;
+	masked.prefix = net->prefix;
+	net_addr_network(&masked, &masked);
+	return memcmp(masked.bytes, net->bytes, net_addr_len(net)) == 0;
+}
+
+/* In raw, the notrack of what goes from one jail to another on the
+ * bridge, which br_netfilter (when loaded, as docker loads it) hands to
+ * the IP hooks of the bridge's namespace, conntrack's among them, packet
+ * by packet; neither cell's NAT nor its drop needs it tracked.  What
+ * goes to the host's own addresses on the bridge (a published port,
+ * through the gateway) stays tracked:
+ *   iifname "BR" ip|ip6 daddr NET ip|ip6 daddr != GW... notrack
+ *     comment "cell-bridge:BR:notrack:NET" */
+static void put_bridge_notrack(struct nfmsg_batch *b, const struct cellnft_jail *j,
+			       const struct net_addr *net, const char *comment)
+{
+	nfmsg_rule_begin(b, TABLE, "raw");
+	match_ifname(b, NFT_META_IIFNAME, NFT_CMP_EQ, j->bridge);
+	match_nfproto(b, net->family);
+	match_addr(b, daddr_offset(net->family), net);
+	for (size_t i = 0; i < j->n_gateways; i++) {
+		const struct net_addr *gw = &j->gateways[i];
+
+		if (!in_net(gw, net))
+			continue;
+		nfx_payload(b, NFT_PAYLOAD_NETWORK_HEADER, daddr_offset(gw->family),
+			    (uint32_t)net_addr_len(gw), NFMSG_REG_1);
+		nfx_cmp(b, NFT_CMP_NEQ, NFMSG_REG_1, gw->bytes, net_addr_len(gw));
+	}
+	nfx_notrack(b);
+	nfmsg_rule_end(b, comment);
+}
+
+/* The bridge's rules that are not there yet. */
+static size_t put_bridge_rules(struct nfmsg_batch *b, const struct cellnft_jail *j,
+			       const struct peek *pk)
 {
 	char comment[COMMENT_MAX];
+	size_t n = 0;
 
 	snprintf(comment, sizeof(comment), "cell-bridge:%s", j->bridge);
-	if (!peek_has(pk, comment))
-		fprintf(f,
-			"add rule " TABLE
-			" forward iifname \"%s\" oifname @bridges oifname != \"%s\" drop comment \"%s\"\n",
-			j->bridge, j->bridge, comment);
-	for (size_t i = 0; j->nat && i < j->n_subnets; i++) {
+	if (!peek_has(pk, comment)) {
+		n++;
+		if (b != NULL)
+			put_bridge_drop(b, j->bridge, comment);
+	}
+	for (size_t i = 0; i < j->n_subnets; i++) {
 		char net[NET_ADDR_TEXT];
 
 		net_addr_format(&j->subnets[i], true, net, sizeof(net));
+		snprintf(comment, sizeof(comment), "cell-bridge:%s:notrack:%s", j->bridge, net);
+		if (!peek_has(pk, comment)) {
+			n++;
+			if (b != NULL)
+				put_bridge_notrack(b, j, &j->subnets[i], comment);
+		}
+		if (!j->nat)
+			continue;
 		snprintf(comment, sizeof(comment), "cell-bridge:%s:%s", j->bridge, net);
-		if (!peek_has(pk, comment))
-			fprintf(f,
-				"add rule " TABLE
-				" postrouting %s saddr %s oifname != \"%s\" masquerade comment \"%s\"\n",
-				ip_word(j->subnets[i].family), net, j->bridge, comment);
+		if (peek_has(pk, comment))
+			continue;
+		n++;
+		if (b != NULL)
+			put_bridge_masq(b, j->bridge, &j->subnets[i], comment);
 	}
+	return n;
 }
 
 /* The published ports' rules, and the masquerading that makes their
  * answers come back through cell: for a connection from the host's
  * loopback (the jail could not answer 127.0.0.1; route_localnet lets
- * such a packet leave by the bridge at all) and for one from a jail on
- * the same bridge (the answer would go straight back, not through the
- * host's conntrack). */
-static void put_published(FILE *f, const struct cellnft_jail *j)
+ * such a packet leave by the bridge at all)
+ *   oifname "BR" ip saddr 127.0.0.0/8 ct status dnat masquerade
+ * and for one from a jail on the same bridge (the answer would go
+ * straight back, not through the host's conntrack)
+ *   iifname "BR" oifname "BR" ct status dnat masquerade
+ * both commented "cell:KEY". */
+static void put_published(struct nfmsg_batch *b, const struct cellnft_jail *j)
 {
+	static const struct net_addr loopback = {AF_INET, 8, {127}};
+	char comment[COMMENT_MAX];
+
 	for (size_t i = 0; i < j->n_publish; i++) {
-		put_publish(f, j, &j->publish[i], "prerouting");
-		put_publish(f, j, &j->publish[i], "output");
+		put_publish(b, j, &j->publish[i], "prerouting");
+		put_publish(b, j, &j->publish[i], "output");
 	}
-	if (j->jail4 != NULL)
-		fprintf(f,
-			"add rule " TABLE
-			" postrouting oifname \"%s\" ip saddr 127.0.0.0/8 ct status dnat masquerade comment \"cell:%s\"\n",
-			j->bridge, j->key);
-	fprintf(f,
-		"add rule " TABLE
-		" postrouting iifname \"%s\" oifname \"%s\" ct status dnat masquerade comment \"cell:%s\"\n",
-		j->bridge, j->bridge, j->key);
-}
-
-/* Every rule J needs is there already (a jail without published ports
- * on a bridge that has its rules). */
-static bool all_there(const struct cellnft_jail *j, const struct peek *pk)
-{
-	char *batch = NULL;
-	size_t len = 0;
-	FILE *f;
-	bool none;
-
-	if (j->n_publish > 0)
-		return false;
-	f = open_memstream(&batch, &len);
-	if (f == NULL)
-		return false;
-	put_bridge_rules(f, j, pk);
-	none = fclose(f) == 0 && len == 0;
-	free(batch);
-	return none;
-}
-
-static int add_batch(const struct cellnft_jail *j, const struct peek *pk, struct cell_err *e)
-{
-	struct cellnft n;
-	char *batch = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&batch, &len);
-	int rc;
-
-	if (f == NULL)
-		return cell_err_set(e, errno, "nftables: batch");
-	put_chains(f, j);
-	put_bridge_rules(f, j, pk);
-	if (j->n_publish > 0)
-		put_published(f, j);
-	if (fclose(f) != 0) {
-		free(batch);
-		return cell_err_set(e, errno, "nftables: batch");
+	snprintf(comment, sizeof(comment), "cell:%s", j->key);
+	if (j->jail4 != NULL) {
+		nfmsg_rule_begin(b, TABLE, "postrouting");
+		match_ifname(b, NFT_META_OIFNAME, NFT_CMP_EQ, j->bridge);
+		match_nfproto(b, AF_INET);
+		match_addr(b, saddr_offset(AF_INET), &loopback);
+		match_ct_dnat(b);
+		nfx_masquerade(b);
+		nfmsg_rule_end(b, comment);
 	}
-	rc = cellnft_open(&n, e);
-	if (rc == 0) {
-		rc = run(&n, "add rules", batch, NULL, e);
-		cellnft_close(&n);
-	}
-	free(batch);
-	return rc;
+	nfmsg_rule_begin(b, TABLE, "postrouting");
+	match_ifname(b, NFT_META_IIFNAME, NFT_CMP_EQ, j->bridge);
+	match_ifname(b, NFT_META_OIFNAME, NFT_CMP_EQ, j->bridge);
+	match_ct_dnat(b);
+	nfx_masquerade(b);
+	nfmsg_rule_end(b, comment);
 }
 
 int cellnft_add(const struct cellnft_jail *j, struct cell_err *e)
 {
+	struct rtnl nl = {{-1, 0}, 0};
+	struct nfmsg_batch b;
 	struct peek pk;
-	int rc;
+	int rc = 0;
 
-	if (peek(&pk, e) < 0)
+	if (nl_open_nft(&nl, &pk, e) < 0)
 		return -1;
-	rc = all_there(j, &pk) ? 0 : add_batch(j, &pk, e);
-	free(pk.comments);
+	/* Every rule J needs there already (a jail without published
+	 * ports on a bridge that has its rules): no batch. */
+	if (j->n_publish > 0 || put_bridge_rules(NULL, j, &pk) > 0) {
+		nfmsg_begin(&b);
+		put_chains(&b, j);
+		put_bridge_rules(&b, j, &pk);
+		if (j->n_publish > 0)
+			put_published(&b, j);
+		rc = nfmsg_send(&b, &nl, "add rules", e);
+	}
+	rtnl_close(&nl);
+	free(pk.rules);
 	return rc;
 }
 
 /* --- removing them --- */
 
-static const char *const base_chains[] = {"prerouting", "output", "postrouting", "forward"};
-#define N_CHAINS (sizeof(base_chains) / sizeof(base_chains[0]))
-
-/* What the listing of the table holds. */
-struct table_view {
-	bool chain[N_CHAINS];  /* the base chain exists */
-	size_t left[N_CHAINS]; /* its rules that stay */
-	bool has_bridge;       /* the set holds the bridge gone */
-};
-
-static int chain_slot(const char *name)
-{
-	for (size_t i = 0; i < N_CHAINS; i++)
-		if (name != NULL && strcmp(name, base_chains[i]) == 0)
-			return (int)i;
-	return -1;
-}
-
-static bool set_has(json_t *set, const char *name)
-{
-	json_t *elems = json_object_get(set, "elem"), *v;
-	size_t i;
-
-	json_array_foreach(elems, i, v)
-	{
-		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* One object of the listing: a rule to delete goes into the batch,
- * anything else into the view. */
-static void view_item(json_t *item, const char *key, const char *bridge_gone, FILE *batch,
-		      struct table_view *v)
-{
-	json_t *o;
-	int slot;
-
-	if ((o = json_object_get(item, "chain")) != NULL) {
-		slot = chain_slot(json_string_value(json_object_get(o, "name")));
-		if (slot >= 0)
-			v->chain[slot] = true;
-	} else if ((o = json_object_get(item, "set")) != NULL) {
-		if (bridge_gone != NULL && set_has(o, bridge_gone))
-			v->has_bridge = true;
-	} else if ((o = json_object_get(item, "rule")) != NULL) {
-		const char *chain = json_string_value(json_object_get(o, "chain"));
-		const char *c = json_string_value(json_object_get(o, "comment"));
-
-		slot = chain_slot(chain);
-		if (c != NULL && chain != NULL && doomed(c, key, bridge_gone))
-			fprintf(batch, "delete rule " TABLE " %s handle %lld\n", chain,
-				(long long)json_integer_value(json_object_get(o, "handle")));
-		else if (slot >= 0)
-			v->left[slot]++;
-	}
-}
-
-/* After the rules: the element of a bridge gone, the chains left
+/* The doomed rules, then the element of a bridge gone, the chains left
  * empty, the table when all are. */
-static void put_tidy(FILE *f, const struct table_view *v, const char *bridge_gone)
+static void put_removal(struct nfmsg_batch *b, const struct peek *pk, const char *key,
+			const char *bridge_gone)
 {
-	size_t left = 0;
+	size_t left[N_CHAINS] = {0}, all = 0;
 
+	for (size_t i = 0; i < pk->n_rules; i++) {
+		const struct seen_rule *r = &pk->rules[i];
+
+		if (r->chain < 0)
+			continue;
+		if (doomed(r->comment, key, bridge_gone))
+			nfmsg_rule_delete(b, TABLE, base_chains[r->chain], r->handle);
+		else
+			left[r->chain]++;
+	}
 	for (size_t i = 0; i < N_CHAINS; i++)
-		left += v->left[i];
-	if (left == 0) {
-		fprintf(f, "delete table " TABLE "\n");
+		all += left[i];
+	if (all == 0) {
+		nfmsg_table_delete(b, TABLE);
 		return;
 	}
-	if (v->has_bridge)
-		fprintf(f, "delete element " TABLE " bridges { \"%s\" }\n", bridge_gone);
+	if (pk->has_elem)
+		nfmsg_ifname_elem(b, false, TABLE, SET, SET_ID, bridge_gone);
 	for (size_t i = 0; i < N_CHAINS; i++)
-		if (v->chain[i] && v->left[i] == 0)
-			fprintf(f, "delete chain " TABLE " %s\n", base_chains[i]);
-}
-
-static int remove_batch(json_t *listing, const char *key, const char *bridge_gone, char **batch,
-			size_t *len, struct cell_err *e)
-{
-	struct table_view v;
-	FILE *f = open_memstream(batch, len);
-	json_t *item;
-	size_t i;
-
-	if (f == NULL)
-		return cell_err_set(e, errno, "nftables: batch");
-	memset(&v, 0, sizeof(v));
-	json_array_foreach(json_object_get(listing, "nftables"), i, item)
-		view_item(item, key, bridge_gone, f, &v);
-	put_tidy(f, &v, bridge_gone);
-	if (fclose(f) != 0)
-		return cell_err_set(e, errno, "nftables: batch");
-	return 0;
-}
-
-/* The listing through libnftables (JSON, with handles), and the batch
- * made from it. */
-static int remove_with_nft(const char *key, const char *bridge_gone, struct cell_err *e)
-{
-	struct cellnft n;
-	json_t *listing = NULL;
-	char *batch = NULL;
-	size_t len = 0;
-	int rc = -1;
-
-	if (cellnft_open(&n, e) < 0)
-		return -1;
-	if (run(&n, "list table " TABLE, "list table " TABLE, &listing, e) < 0 ||
-	    remove_batch(listing, key, bridge_gone, &batch, &len, e) < 0)
-		goto out;
-	rc = run(&n, "delete rules", batch, NULL, e);
-out:
-	free(batch);
-	json_decref(listing);
-	cellnft_close(&n);
-	return rc;
+		if (pk->chain[i] && left[i] == 0)
+			nfmsg_chain_delete(b, TABLE, base_chains[i]);
 }
 
 int cellnft_remove(const char *key, const char *bridge_gone, struct cell_err *e)
 {
+	struct rtnl nl = {{-1, 0}, 0};
+	struct nfmsg_batch b;
 	struct peek pk;
 	bool mine = false;
+	int rc = 0;
 
-	if (peek(&pk, e) < 0)
+	if (nl_open_nft(&nl, &pk, e) < 0)
 		return -1;
 	for (size_t i = 0; i < pk.n_rules && !mine; i++)
-		mine = doomed(pk.comments[i], key, bridge_gone);
-	free(pk.comments);
+		mine = pk.rules[i].chain >= 0 && doomed(pk.rules[i].comment, key, bridge_gone);
 	/* Nothing of the key's or the bridge's, and others' rules keep the
-	 * table: libnftables is not needed. */
-	if (!pk.table || (!mine && pk.n_rules > 0))
-		return 0;
-	return remove_with_nft(key, bridge_gone, e);
+	 * table: nothing to do. */
+	if (pk.table && (mine || pk.n_rules == 0)) {
+		rc = peek_tidy(&nl, &pk, bridge_gone, e);
+		if (rc < 0) {
+			cell_err_prefix(e, "nftables: list rules");
+		} else {
+			nfmsg_begin(&b);
+			put_removal(&b, &pk, key, bridge_gone);
+			rc = nfmsg_send(&b, &nl, "delete rules", e);
+		}
+	}
+	rtnl_close(&nl);
+	free(pk.rules);
+	return rc;
 }

@@ -3,19 +3,19 @@
  * a bridge's subnets, and the drop of traffic between two cell bridges,
  * all in the table `inet cell`.
  *
- * Rules are written as nftables' own text and applied through
- * libnftables as one batch per call, which the kernel commits
+ * Rules are nf_tables netlink messages built by hand (nfmsg.c: the
+ * bytecode nft makes of the same rules' text, so that nft lists them as
+ * text), sent as one batch per call, which the kernel commits
  * atomically: all in or none.  A jail's own rules (its published ports)
  * carry the comment "cell:KEY"; a bridge's (its masquerading, the drop
- * towards other bridges) "cell-bridge:NAME" and
- * "cell-bridge:NAME:NETWORK", made by the first jail on the bridge that
- * needs them and removed with the bridge.  Rules are found again by
- * their comment and deleted by handle.
+ * towards other bridges, no conntrack within it) "cell-bridge:NAME",
+ * "cell-bridge:NAME:NETWORK" and "cell-bridge:NAME:notrack:NETWORK", made by the first jail on the
+ * bridge that needs them and removed with the bridge.  Rules are found again by their comment in a
+ * dump of the table's rules and deleted by handle.
  *
- * Whether libnftables is needed at all is decided first from one
- * nf_tables dump through libmnl (the comments of the table's rules):
- * a jail whose bridge has its rules already, and no published port,
- * never loads libnftables, nor does a teardown with nothing to delete.
+ * The dump comes first: a jail whose bridge has its rules already, and
+ * no published port, sends no batch, nor does a teardown with nothing
+ * to delete.
  */
 #ifndef CELL_NET_NFT_H
 #define CELL_NET_NFT_H
@@ -33,6 +33,8 @@ struct cellnft_jail {
 	bool nat;			/* masquerade SUBNETS leaving by another link */
 	const struct net_addr *subnets; /* the bridge's networks */
 	size_t n_subnets;
+	const struct net_addr *gateways; /* the host's addresses on it */
+	size_t n_gateways;
 	const struct net_publish *publish;
 	size_t n_publish;
 	const struct net_addr *jail4, *jail6; /* the DNAT targets; NULL: none */

@@ -276,7 +276,7 @@ static int jail_side_on(struct rtnl *jail, const struct net_setup *s, struct cel
  * namespace; nothing to undo here: they go with the veth. */
 static int jail_side(int nsfd, const struct net_setup *s, struct cell_err *e)
 {
-	struct rtnl jail = {NULL, 0, 0};
+	struct rtnl jail = {{-1, 0}, 0};
 	int rc;
 
 	if (rtnl_open_in(&jail, nsfd, e) < 0)
@@ -317,6 +317,8 @@ static int add_rules(const struct net_setup *s, struct cell_err *e)
 		.nat = s->nat,
 		.subnets = subnets,
 		.n_subnets = subnets_of(s, subnets),
+		.gateways = s->gateways,
+		.n_gateways = s->n_gateways,
 		.publish = s->publish,
 		.n_publish = s->n_publish,
 		.jail4 = first_of(s->addrs, s->n_addrs, AF_INET),
@@ -373,6 +375,26 @@ static void undo(struct undo *u)
 		cellnft_remove(u->key, u->bridge_made || ports == 0 ? u->bridge : NULL, &ignored);
 }
 
+/* The veth NAME that the key's last jail left, its namespace not yet
+ * dismantled by the kernel (teardown leaves that to it): deleted now.
+ * EEXIST stays when NAME is no veth, or a live jail's. */
+static int stale_veth_release(struct rtnl *host, const char *name, struct cell_err *e)
+{
+	struct rtnl_link l;
+	bool found, alive;
+
+	if (rtnl_link_get(host, name, &l, &found, e) < 0)
+		return -1;
+	if (!found)
+		return 0; /* gone meanwhile */
+	if (strcmp(l.kind, "veth") != 0 || rtnl_peer_alive(host, &l, &alive, e) < 0 || alive)
+		return cell_err_set(e, EEXIST, "%s", "");
+	if (rtnl_link_del(host, l.index, e) < 0 && e->errnum != ENODEV)
+		return -1;
+	cell_err_clear(e);
+	return 0;
+}
+
 static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_result *res,
 		     struct undo *u, struct cell_err *e)
 {
@@ -380,7 +402,9 @@ static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_resul
 	bool found;
 
 	net_host_ifname(s->key, res->host_if, sizeof(res->host_if));
-	if (rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0)
+	if (rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0 &&
+	    (e->errnum != EEXIST || stale_veth_release(u->host, res->host_if, e) < 0 ||
+	     rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0))
 		return cell_err_prefix(e, "veth %s: create (peer %s in the jail)", res->host_if,
 				       s->ifname);
 	if (rtnl_link_get(u->host, res->host_if, &l, &found, e) < 0)
@@ -398,8 +422,8 @@ static int setup_steps(const struct net_setup *s, int nsfd, struct net_setup_res
 	    jail_side(nsfd, s, e) < 0)
 		return -1;
 	/* No --nat and no --publish: no rule, and no nf_tables work at
-	 * all.  (With them, libnftables is loaded only when a rule is
-	 * missing: nft.c.) */
+	 * all.  (With them, a batch is sent only when a rule is missing:
+	 * nft.c.) */
 	if (s->nat || s->n_publish > 0) {
 		u->rules = true;
 		if (add_rules(s, e) < 0)
@@ -410,7 +434,7 @@ static int setup_steps(const struct net_setup *s, int nsfd, struct net_setup_res
 
 int net_setup(const struct net_setup *s, struct net_setup_result *res, struct cell_err *e)
 {
-	struct rtnl host = {NULL, 0, 0};
+	struct rtnl host = {{-1, 0}, 0};
 	struct undo u;
 	int lock, nsfd, rc = -1;
 
@@ -462,7 +486,9 @@ static int bridge_release(struct rtnl *host, const char *bridge, bool *gone, str
 		*gone = !found;
 		return 0;
 	}
-	if (rtnl_link_ports(host, l.index, &ports, e) < 0)
+	/* A port whose jail's namespace is being dismantled is not
+	 * counted: the bridge goes, and the veth with the namespace. */
+	if (rtnl_live_ports(host, l.index, &ports, e) < 0)
 		return cell_err_prefix(e, "bridge %s: list ports", bridge);
 	if (ports > 0)
 		return 0;
@@ -479,14 +505,23 @@ static int veth_release(struct rtnl *host, const char *key, struct cell_err *e)
 {
 	char name[IFNAMSIZ];
 	struct rtnl_link l;
-	bool found;
+	bool found, alive;
 
 	net_host_ifname(key, name, sizeof(name));
 	if (rtnl_link_get(host, name, &l, &found, e) < 0)
 		return cell_err_prefix(e, "veth %s: look up", name);
-	/* Normally gone already, with the jail's namespace. */
-	if (found && rtnl_link_del(host, l.index, e) < 0 && e->errnum != ENODEV)
+	if (!found)
+		return 0;
+	/* The jail's namespace released (its processes gone): the kernel
+	 * deletes the veth with it, both ends, soon and without anyone
+	 * waiting.  Deleting it here would wait out the RCU grace periods
+	 * of unregistering a device (15 ms and more) where the kernel's
+	 * worker has not begun. */
+	if (rtnl_peer_alive(host, &l, &alive, e) < 0)
+		return cell_err_prefix(e, "veth %s: its jail's namespace", name);
+	if (alive && rtnl_link_del(host, l.index, e) < 0 && e->errnum != ENODEV)
 		return cell_err_prefix(e, "veth %s: delete", name);
+	cell_err_clear(e);
 	return 0;
 }
 
@@ -504,7 +539,7 @@ static int teardown_steps(struct rtnl *host, const char *key, const char *bridge
 
 int net_teardown(const char *key, const char *bridge, struct cell_err *e)
 {
-	struct rtnl host = {NULL, 0, 0};
+	struct rtnl host = {{-1, 0}, 0};
 	int lock, rc = -1;
 
 	lock = take_lock(e);
@@ -571,7 +606,7 @@ static int addr_change_on(struct rtnl *jail, int index, bool add, const char *if
 int net_addr_change(bool add, const char *netns, const char *ifname, const struct net_addr *a,
 		    const struct net_addr *gw, struct cell_err *e)
 {
-	struct rtnl jail = {NULL, 0, 0};
+	struct rtnl jail = {{-1, 0}, 0};
 	struct rtnl_link l;
 	int rc;
 
@@ -586,7 +621,7 @@ int net_addr_change(bool add, const char *netns, const char *ifname, const struc
 
 int net_stats(const char *netns, const char *ifname, struct net_stats *st, struct cell_err *e)
 {
-	struct rtnl jail = {NULL, 0, 0};
+	struct rtnl jail = {{-1, 0}, 0};
 	int rc;
 
 	memset(st, 0, sizeof(*st));

@@ -1,5 +1,5 @@
 /*
- * rtnl.c - rtnetlink through libmnl: the links, addresses and routes of
+ * rtnl.c - rtnetlink (nl.h): the links, addresses and routes of
  * a bridged jail, and a link's counters.  See rtnl.h.
  *
  * Each request asks for an acknowledgement (NLM_F_ACK), so that the
@@ -11,11 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libmnl/libmnl.h>
+#include "nl.h"
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -27,16 +28,8 @@
 
 int nl_open(struct rtnl *r, int bus, struct cell_err *e)
 {
-	r->nl = mnl_socket_open2(bus, SOCK_CLOEXEC);
-	if (r->nl == NULL)
+	if (nls_open(&r->sock, bus) < 0)
 		return cell_err_set(e, errno, "open netlink socket");
-	if (mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		int err = errno;
-
-		rtnl_close(r);
-		return cell_err_set(e, err, "bind netlink socket");
-	}
-	r->portid = mnl_socket_get_portid(r->nl);
 	r->seq = (unsigned int)time(NULL);
 	return 0;
 }
@@ -74,38 +67,36 @@ int rtnl_open_in(struct rtnl *r, int nsfd, struct cell_err *e)
 
 void rtnl_close(struct rtnl *r)
 {
-	if (r->nl != NULL)
-		mnl_socket_close(r->nl);
-	r->nl = NULL;
+	nls_close(&r->sock);
 }
 
-int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, struct cell_err *e)
+int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, nl_cb cb, void *data, struct cell_err *e)
 {
 	static char buf[RECV_SIZE];
 	unsigned int seq = ++r->seq;
 
 	nlh->nlmsg_seq = seq;
-	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0)
+	if (nls_send(&r->sock, nlh, nlh->nlmsg_len) < 0)
 		return cell_err_set(e, errno, "%s", "");
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(r->nl, buf, sizeof(buf));
+		ssize_t n = nls_recv(&r->sock, buf, sizeof(buf));
 		int rc;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return cell_err_set(e, errno, "%s", "");
-		rc = mnl_cb_run(buf, (size_t)n, seq, r->portid, cb, data);
-		if (rc == MNL_CB_ERROR)
+		rc = nl_cb_run(buf, (size_t)n, seq, r->sock.portid, cb, data);
+		if (rc == NL_CB_ERROR)
 			return cell_err_set(e, errno, "%s", "");
-		if (rc == MNL_CB_STOP)
+		if (rc == NL_CB_STOP)
 			return 0;
 	}
 }
 
 static struct nlmsghdr *request(char *buf, unsigned short type, unsigned short flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = nlm_put_header(buf);
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
@@ -118,39 +109,31 @@ struct link_attrs {
 	const struct nlattr *tb[IFLA_MAX + 1];
 };
 
-static int link_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_type_valid(a, IFLA_MAX) > 0)
-		tb[mnl_attr_get_type(a)] = a;
-	return MNL_CB_OK;
-}
-
 /* A string attribute into BUF, cut to fit and always terminated. */
 static void copy_str(const struct nlattr *a, char *buf, size_t size)
 {
-	size_t len = mnl_attr_get_payload_len(a);
+	size_t len = nla_len(a);
 
 	if (len >= size)
 		len = size - 1;
-	memcpy(buf, mnl_attr_get_payload(a), len);
+	memcpy(buf, nla_data(a), len);
 	buf[len] = '\0';
 	buf[strnlen(buf, len)] = '\0';
 }
 
 static uint32_t get_u32(const struct nlattr *a)
 {
-	return mnl_attr_get_payload_len(a) >= sizeof(uint32_t) ? mnl_attr_get_u32(a) : 0;
+	return nla_len(a) >= sizeof(uint32_t) ? nla_u32(a) : 0;
 }
 
 static void link_kind(const struct nlattr *info, struct rtnl_link *l)
 {
 	const struct nlattr *a;
+	int left;
 
-	mnl_attr_for_each_nested(a, info)
+	nla_for_each_nested(a, info, left)
 	{
-		if (mnl_attr_get_type(a) == IFLA_INFO_KIND)
+		if (nla_type(a) == IFLA_INFO_KIND)
 			copy_str(a, l->kind, sizeof(l->kind));
 	}
 }
@@ -158,12 +141,12 @@ static void link_kind(const struct nlattr *info, struct rtnl_link *l)
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct rtnl_link *l = data;
-	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	const struct ifinfomsg *ifm = nlm_payload(nlh);
 	struct link_attrs at = {{NULL}};
 
-	if (nlh->nlmsg_type != RTM_NEWLINK ||
-	    mnl_attr_parse(nlh, sizeof(*ifm), link_attr, at.tb) != MNL_CB_OK)
-		return MNL_CB_OK;
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlm_payload_len(nlh) < sizeof(*ifm))
+		return NL_CB_OK;
+	nla_parse(nlh, sizeof(*ifm), at.tb, IFLA_MAX);
 	memset(l, 0, sizeof(*l));
 	l->index = ifm->ifi_index;
 	if (at.tb[IFLA_IFNAME] != NULL)
@@ -172,21 +155,27 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		copy_str(at.tb[IFLA_IFALIAS], l->alias, sizeof(l->alias));
 	if (at.tb[IFLA_MASTER] != NULL)
 		l->master = (int)get_u32(at.tb[IFLA_MASTER]);
+	if (at.tb[IFLA_LINK] != NULL)
+		l->peer = (int)get_u32(at.tb[IFLA_LINK]);
+	if (at.tb[IFLA_LINK_NETNSID] != NULL) {
+		l->peer_nsid = (int)get_u32(at.tb[IFLA_LINK_NETNSID]);
+		l->has_peer_nsid = true;
+	}
 	if (at.tb[IFLA_MTU] != NULL)
 		l->mtu = get_u32(at.tb[IFLA_MTU]);
-	if (at.tb[IFLA_ADDRESS] != NULL && mnl_attr_get_payload_len(at.tb[IFLA_ADDRESS]) == 6) {
-		memcpy(l->mac, mnl_attr_get_payload(at.tb[IFLA_ADDRESS]), 6);
+	if (at.tb[IFLA_ADDRESS] != NULL && nla_len(at.tb[IFLA_ADDRESS]) == 6) {
+		memcpy(l->mac, nla_data(at.tb[IFLA_ADDRESS]), 6);
 		l->has_mac = true;
 	}
 	if (at.tb[IFLA_STATS64] != NULL) {
-		size_t len = mnl_attr_get_payload_len(at.tb[IFLA_STATS64]);
+		size_t len = nla_len(at.tb[IFLA_STATS64]);
 
-		memcpy(&l->stats, mnl_attr_get_payload(at.tb[IFLA_STATS64]),
+		memcpy(&l->stats, nla_data(at.tb[IFLA_STATS64]),
 		       len < sizeof(l->stats) ? len : sizeof(l->stats));
 	}
 	if (at.tb[IFLA_LINKINFO] != NULL)
 		link_kind(at.tb[IFLA_LINKINFO], l);
-	return MNL_CB_OK;
+	return NL_CB_OK;
 }
 
 int rtnl_link_get(struct rtnl *r, const char *name, struct rtnl_link *l, bool *found,
@@ -194,10 +183,10 @@ int rtnl_link_get(struct rtnl *r, const char *name, struct rtnl_link *l, bool *f
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_GETLINK, NLM_F_ACK);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
 
 	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	nla_put_strz(nlh, IFLA_IFNAME, name);
 	memset(l, 0, sizeof(*l));
 	*found = false;
 	if (nl_talk(r, nlh, link_cb, l, e) < 0) {
@@ -218,14 +207,14 @@ static int bridge_finish(struct rtnl *r, int index, const char *name, const char
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_ACK);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
 
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = index;
 	ifm->ifi_flags = IFF_UP;
 	ifm->ifi_change = IFF_UP;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	mnl_attr_put_strz(nlh, IFLA_IFALIAS, alias);
+	nla_put_strz(nlh, IFLA_IFNAME, name);
+	nla_put_strz(nlh, IFLA_IFALIAS, alias);
 	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
@@ -234,7 +223,7 @@ int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const cha
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
 	struct cell_err ignored;
 	unsigned char mac[6];
 	struct nlattr *info;
@@ -250,11 +239,11 @@ int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const cha
 	mac[0] = (unsigned char)((mac[0] & 0xfe) | 0x02);
 
 	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, tmp);
-	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
-	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");
-	mnl_attr_nest_end(nlh, info);
+	nla_put_strz(nlh, IFLA_IFNAME, tmp);
+	nla_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+	info = nla_nest_start(nlh, IFLA_LINKINFO);
+	nla_put_strz(nlh, IFLA_INFO_KIND, "bridge");
+	nla_nest_end(nlh, info);
 	if (nl_talk(r, nlh, NULL, NULL, e) < 0)
 		return -1;
 	/* rtnetlink sets an alias on an existing link only, and a bridge
@@ -278,7 +267,7 @@ int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
 	struct ifinfomsg peer_ifm = {.ifi_family = AF_UNSPEC};
 	struct nlattr *info, *data, *peer_nest;
 
@@ -289,20 +278,20 @@ int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_flags = IFF_UP;
 	ifm->ifi_change = IFF_UP;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, host);
-	mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)master);
-	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
-	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	peer_nest = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
+	nla_put_strz(nlh, IFLA_IFNAME, host);
+	nla_put_u32(nlh, IFLA_MASTER, (uint32_t)master);
+	info = nla_nest_start(nlh, IFLA_LINKINFO);
+	nla_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	data = nla_nest_start(nlh, IFLA_INFO_DATA);
+	peer_nest = nla_nest_start(nlh, VETH_INFO_PEER);
 	/* VETH_INFO_PEER's payload starts with the peer's ifinfomsg. */
-	memcpy(mnl_nlmsg_get_payload_tail(nlh), &peer_ifm, sizeof(peer_ifm));
-	nlh->nlmsg_len += MNL_ALIGN(sizeof(peer_ifm));
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
-	mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)peer_nsfd);
-	mnl_attr_nest_end(nlh, peer_nest);
-	mnl_attr_nest_end(nlh, data);
-	mnl_attr_nest_end(nlh, info);
+	memcpy(nlm_tail(nlh), &peer_ifm, sizeof(peer_ifm));
+	nlh->nlmsg_len += NLMSG_ALIGN(sizeof(peer_ifm));
+	nla_put_strz(nlh, IFLA_IFNAME, peer);
+	nla_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)peer_nsfd);
+	nla_nest_end(nlh, peer_nest);
+	nla_nest_end(nlh, data);
+	nla_nest_end(nlh, info);
 	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
@@ -310,7 +299,7 @@ int rtnl_link_up(struct rtnl *r, int index, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_ACK);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
 
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = index;
@@ -323,7 +312,7 @@ int rtnl_link_del(struct rtnl *r, int index, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_DELLINK, NLM_F_ACK);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
 
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = index;
@@ -340,26 +329,118 @@ static int ports_cb(const struct nlmsghdr *nlh, void *data)
 	struct ports *p = data;
 	struct rtnl_link l;
 
-	if (link_cb(nlh, &l) == MNL_CB_OK && l.index > 0 && l.master == p->master)
+	if (link_cb(nlh, &l) == NL_CB_OK && l.index > 0 && l.master == p->master)
 		p->count++;
-	return MNL_CB_OK;
+	return NL_CB_OK;
 }
 
 int rtnl_link_ports(struct rtnl *r, int index, int *count, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_GETLINK, NLM_F_DUMP);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
 	struct ports p = {index, 0};
 
 	ifm->ifi_family = AF_UNSPEC;
 	/* The kernel dumps only the ports (ip link show master BR); the
 	 * callback checks again for kernels that ignore the filter. */
-	mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)index);
+	nla_put_u32(nlh, IFLA_MASTER, (uint32_t)index);
 	if (nl_talk(r, nlh, ports_cb, &p, e) < 0)
 		return -1;
 	*count = p.count;
 	return 0;
+}
+
+int rtnl_peer_alive(struct rtnl *r, const struct rtnl_link *l, bool *alive, struct cell_err *e)
+{
+	char buf[REQ_SIZE];
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifm;
+	struct rtnl_link peer;
+
+	*alive = true;
+	if (!l->has_peer_nsid || l->peer <= 0)
+		return 0;
+	/* The id is unassigned once cleanup_net has begun with the
+	 * namespace; before, while its last reference is going, the kernel
+	 * refuses to act in it (get_net_ns_by_id() finds it dead): EINVAL,
+	 * or ENODEV when its devices are gone already. */
+	*alive = l->peer_nsid >= 0;
+	if (!*alive)
+		return 0;
+	nlh = request(buf, RTM_GETLINK, NLM_F_ACK);
+	ifm = nlm_put_extra(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = l->peer;
+	nla_put_u32(nlh, IFLA_TARGET_NETNSID, (uint32_t)l->peer_nsid);
+	if (nl_talk(r, nlh, link_cb, &peer, e) == 0)
+		return 0;
+	/* Not allowed to look: taken for alive (the veth is deleted). */
+	if (e->errnum == EACCES || e->errnum == EPERM) {
+		cell_err_clear(e);
+		return 0;
+	}
+	if (e->errnum != EINVAL && e->errnum != ENODEV)
+		return -1;
+	cell_err_clear(e);
+	*alive = false;
+	return 0;
+}
+
+/* The ports of a bridge, from one dump. */
+struct port_list {
+	int master;
+	struct rtnl_link *links;
+	int count, cap;
+	bool oom;
+};
+
+static int port_list_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct port_list *p = data;
+	struct rtnl_link l;
+
+	if (link_cb(nlh, &l) != NL_CB_OK || l.index <= 0 || l.master != p->master)
+		return NL_CB_OK;
+	if (p->count == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 16;
+		void *more = realloc(p->links, (size_t)cap * sizeof(*p->links));
+
+		if (more == NULL) {
+			p->oom = true;
+			return NL_CB_ERROR;
+		}
+		p->links = more;
+		p->cap = cap;
+	}
+	p->links[p->count++] = l;
+	return NL_CB_OK;
+}
+
+int rtnl_live_ports(struct rtnl *r, int index, int *count, struct cell_err *e)
+{
+	char buf[REQ_SIZE];
+	struct nlmsghdr *nlh = request(buf, RTM_GETLINK, NLM_F_DUMP);
+	struct ifinfomsg *ifm = nlm_put_extra(nlh, sizeof(*ifm));
+	struct port_list p = {index, NULL, 0, 0, false};
+	int rc = 0;
+
+	ifm->ifi_family = AF_UNSPEC;
+	nla_put_u32(nlh, IFLA_MASTER, (uint32_t)index);
+	if (nl_talk(r, nlh, port_list_cb, &p, e) < 0) {
+		free(p.links);
+		return p.oom ? cell_err_set(e, ENOMEM, "%s", "") : -1;
+	}
+	*count = 0;
+	for (int i = 0; i < p.count && rc == 0; i++) {
+		bool alive;
+
+		rc = rtnl_peer_alive(r, &p.links[i], &alive, e);
+		if (rc == 0 && alive)
+			(*count)++;
+	}
+	free(p.links);
+	return rc;
 }
 
 /* --- addresses --- */
@@ -369,7 +450,7 @@ int rtnl_addr(struct rtnl *r, bool add, int index, const struct net_addr *a, str
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, add ? RTM_NEWADDR : RTM_DELADDR,
 				       add ? NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK : NLM_F_ACK);
-	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	struct ifaddrmsg *ifa = nlm_put_extra(nlh, sizeof(*ifa));
 	/* Duplicate address detection would hold an IPv6 address
 	 * "tentative", unusable, for a second or more: the jail's
 	 * addresses are cell's to hand out. */
@@ -380,10 +461,10 @@ int rtnl_addr(struct rtnl *r, bool add, int index, const struct net_addr *a, str
 	ifa->ifa_flags = (unsigned char)flags;
 	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
 	ifa->ifa_index = (unsigned int)index;
-	mnl_attr_put(nlh, IFA_LOCAL, net_addr_len(a), a->bytes);
-	mnl_attr_put(nlh, IFA_ADDRESS, net_addr_len(a), a->bytes);
+	nla_put(nlh, IFA_LOCAL, net_addr_len(a), a->bytes);
+	nla_put(nlh, IFA_ADDRESS, net_addr_len(a), a->bytes);
 	if (flags != 0)
-		mnl_attr_put_u32(nlh, IFA_FLAGS, flags);
+		nla_put_u32(nlh, IFA_FLAGS, flags);
 	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
@@ -395,44 +476,35 @@ struct addr_list {
 	int count;
 };
 
-static int addr_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_type_valid(a, IFA_MAX) > 0)
-		tb[mnl_attr_get_type(a)] = a;
-	return MNL_CB_OK;
-}
-
 static int addr_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct addr_list *l = data;
-	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	const struct ifaddrmsg *ifa = nlm_payload(nlh);
 	const struct nlattr *tb[IFA_MAX + 1] = {NULL};
 	const struct nlattr *at;
 	struct net_addr *a;
 
-	if (nlh->nlmsg_type != RTM_NEWADDR || (l->index != 0 && (int)ifa->ifa_index != l->index) ||
-	    ifa->ifa_scope >= RT_SCOPE_LINK ||
-	    mnl_attr_parse(nlh, sizeof(*ifa), addr_attr, tb) != MNL_CB_OK)
-		return MNL_CB_OK;
+	if (nlh->nlmsg_type != RTM_NEWADDR || nlm_payload_len(nlh) < sizeof(*ifa) ||
+	    (l->index != 0 && (int)ifa->ifa_index != l->index) || ifa->ifa_scope >= RT_SCOPE_LINK)
+		return NL_CB_OK;
+	nla_parse(nlh, sizeof(*ifa), tb, IFA_MAX);
 	/* IFA_LOCAL is the address itself; IFA_ADDRESS the peer's on a
 	 * point-to-point IPv4 link.  IPv6 has IFA_ADDRESS alone. */
 	at = tb[IFA_LOCAL] != NULL ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
 	if (at == NULL || l->count >= l->max ||
 	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
-		return MNL_CB_OK;
+		return NL_CB_OK;
 	a = &l->addrs[l->count];
 	memset(a, 0, sizeof(*a));
 	a->family = ifa->ifa_family;
 	a->prefix = ifa->ifa_prefixlen;
-	if (mnl_attr_get_payload_len(at) != net_addr_len(a))
-		return MNL_CB_OK;
-	memcpy(a->bytes, mnl_attr_get_payload(at), net_addr_len(a));
+	if (nla_len(at) != net_addr_len(a))
+		return NL_CB_OK;
+	memcpy(a->bytes, nla_data(at), net_addr_len(a));
 	if (l->links != NULL)
 		l->links[l->count] = (int)ifa->ifa_index;
 	l->count++;
-	return MNL_CB_OK;
+	return NL_CB_OK;
 }
 
 int rtnl_addr_list(struct rtnl *r, int index, struct net_addr *addrs, int *links, int max,
@@ -440,7 +512,7 @@ int rtnl_addr_list(struct rtnl *r, int index, struct net_addr *addrs, int *links
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_GETADDR, NLM_F_DUMP);
-	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	struct ifaddrmsg *ifa = nlm_put_extra(nlh, sizeof(*ifa));
 	struct addr_list l = {index, addrs, links, max, 0};
 
 	ifa->ifa_family = AF_UNSPEC;
@@ -456,7 +528,7 @@ int rtnl_route_default(struct rtnl *r, int index, const struct net_addr *gw, str
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct rtmsg *rtm = nlm_put_extra(nlh, sizeof(*rtm));
 
 	rtm->rtm_family = (unsigned char)gw->family;
 	rtm->rtm_dst_len = 0;
@@ -464,7 +536,7 @@ int rtnl_route_default(struct rtnl *r, int index, const struct net_addr *gw, str
 	rtm->rtm_protocol = RTPROT_STATIC;
 	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 	rtm->rtm_type = RTN_UNICAST;
-	mnl_attr_put(nlh, RTA_GATEWAY, net_addr_len(gw), gw->bytes);
-	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)index);
+	nla_put(nlh, RTA_GATEWAY, net_addr_len(gw), gw->bytes);
+	nla_put_u32(nlh, RTA_OIF, (uint32_t)index);
 	return nl_talk(r, nlh, NULL, NULL, e);
 }

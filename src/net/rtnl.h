@@ -1,5 +1,5 @@
 /*
- * rtnl.h - the rtnetlink requests cell-net makes, through libmnl: links
+ * rtnl.h - the rtnetlink requests cell-net makes (nl.h): links
  * (a bridge, a veth pair whose peer is born in another namespace),
  * addresses, default routes, and a link's counters.
  *
@@ -17,11 +17,10 @@
 #include "addr.h"
 #include "err.h"
 
-#include <libmnl/libmnl.h>
+#include "nl.h"
 
 struct rtnl {
-	struct mnl_socket *nl;
-	unsigned int portid;
+	struct nl_sock sock;
 	unsigned int seq;
 };
 
@@ -29,6 +28,12 @@ struct rtnl {
 struct rtnl_link {
 	int index;
 	int master; /* the bridge it is a port of, 0 for none */
+	int peer;   /* IFLA_LINK: a veth's peer's index (in its namespace) */
+	/* IFLA_LINK_NETNSID: the id, here, of the namespace of a veth's
+	 * peer when that is another; -1 when it has none (the namespace is
+	 * being dismantled). */
+	int peer_nsid;
+	bool has_peer_nsid;
 	unsigned int mtu;
 	char name[IFNAMSIZ];
 	char kind[16];	/* IFLA_INFO_KIND: "bridge", "veth"; "" for none */
@@ -45,7 +50,7 @@ int nl_open(struct rtnl *r, int bus, struct cell_err *e);
 /* Sends NLH and reads the answer, each message through CB (if any),
  * until the acknowledgement or the end of a dump.  The error is the
  * reason alone (strerror), errno in e->errnum. */
-int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, struct cell_err *e);
+int nl_talk(struct rtnl *r, struct nlmsghdr *nlh, nl_cb cb, void *data, struct cell_err *e);
 /* A socket in the namespace of NSFD (setns there, socket, setns back). */
 int rtnl_open_in(struct rtnl *r, int nsfd, struct cell_err *e);
 void rtnl_close(struct rtnl *r);
@@ -73,6 +78,15 @@ int rtnl_link_del(struct rtnl *r, int index, struct cell_err *e);
 
 /* The number of links whose master is INDEX. */
 int rtnl_link_ports(struct rtnl *r, int index, int *count, struct cell_err *e);
+
+/* *ALIVE: the namespace of L's peer (a veth's other end) is alive: not
+ * released by its last process and reference, which the kernel's
+ * cleanup_net worker dismantles, deleting its devices (the veth, both
+ * ends) in its own time.  A link without a peer elsewhere is alive. */
+int rtnl_peer_alive(struct rtnl *r, const struct rtnl_link *l, bool *alive, struct cell_err *e);
+
+/* The number of ports of bridge INDEX whose peer is alive (above). */
+int rtnl_live_ports(struct rtnl *r, int index, int *count, struct cell_err *e);
 
 /* Adds (ADD) or deletes address A on link INDEX; IPv6 with IFA_F_NODAD,
  * usable at once.  Adding one that is there fails with EEXIST. */

@@ -47,7 +47,7 @@ complete_words() {
 
 @test "an option's value completes: its choices, or files for a path" {
 	run complete_words run --net ""
-	[ "$output" = "$(printf 'bridge\nhost\nnone\nns:')" ]
+	[ "$output" = "$(printf 'bridge\nhost\nnone\nns:\nslirp')" ]
 	mkdir "$WORK/rootdir"
 	run complete_words run --rootfs "$WORK/rootd"
 	[ "$output" = "$WORK/rootdir" ]

@@ -117,7 +117,7 @@ cell_error() {
 @test "a --net that is no mode is a one-line error naming it" {
 	# (never --net bridge here: it would make a bridge in the host's
 	# network namespace; network.bats runs those in namespaces of its own)
-	cell_error "--net bridged: expected none, host, bridge[:NAME] or ns:PATH" run --net bridged -- true
+	cell_error "--net bridged: expected none, host, bridge[:NAME], slirp or ns:PATH" run --net bridged -- true
 }
 
 @test "a --name with characters a name cannot have is a one-line error naming it" {

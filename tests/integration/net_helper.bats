@@ -96,16 +96,23 @@ outer_links() {
 }
 
 # Fails unless the outer namespace has no link cell made and no table of
-# cell's, and no namespace of a jail has a link but lo (and other0).
+# cell's, and no namespace of a jail has a link but lo (and other0).  The
+# veth of a jail whose namespace went is the kernel's to delete, in the
+# background (teardown leaves it): waited for, at most 5 s.
 assert_nothing_left() {
-	local left
-	left=$(outer_links)
+	local left i
+	for ((i = 0; i < 50; i++)); do
+		left=$(outer_links)
+		[ -n "$left" ] || break
+		sleep 0.1
+	done
 	[ -z "$left" ] || { echo "links left: $left" >&2; return 1; }
 	if outer nft list table inet cell >/dev/null 2>&1; then
 		echo "table inet cell left" >&2
 		return 1
 	fi
 	for ns in "$J1" "$J2"; do
+		[ -e "/run/netns/$ns" ] || continue
 		left=$(injail "$ns" ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
 			grep -vxE 'lo|other0' || true)
 		[ -z "$left" ] || { echo "links left in $ns: $left" >&2; return 1; }
@@ -369,6 +376,41 @@ else:
 	run ! outer nft list table inet cell 2>/dev/null
 }
 
+@test "teardown just after the jail's namespace went removes the bridge and rules, and the kernel the veth" {
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--nat --publish tcp::8080:80
+	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	# Both namespaces released, and torn down at once: a port whose
+	# namespace is being dismantled keeps no bridge.
+	ip netns del "$J1"
+	ip netns del "$J2"
+	NETNS=("$OUTER")
+	run cn teardown --key t-1 --bridge cell0
+	[ "$status" -eq 0 ]
+	run cn teardown --key t-2 --bridge cell0
+	[ "$status" -eq 0 ]
+	run ! outer ip link show cell0
+	run ! outer nft list table inet cell
+	assert_nothing_left
+}
+
+@test "setup refuses a key whose veth is a live jail's, and replaces one whose jail's namespace went" {
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	run cn setup --key t-1 --netns "/run/netns/$J2" --bridge cell0 --gateway 192.0.2.1/24 \
+		--addr 192.0.2.3/24
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"veth $(host_if t-1): create"*"File exists"* ]]
+	retry 5 ping_from "$J1" 192.0.2.1
+	ip netns del "$J1"
+	NETNS=("$OUTER" "$J2")
+	run cn setup --key t-1 --netns "/run/netns/$J2" --bridge cell0 --gateway 192.0.2.1/24 \
+		--addr 192.0.2.3/24
+	[ "$status" -eq 0 ]
+	retry 5 ping_from "$J2" 192.0.2.1
+	cn teardown --key t-1 --bridge cell0
+	assert_nothing_left
+}
+
 @test "a bridge a killed setup left under its first name goes with the next setup or teardown" {
 	# A setup makes the bridge under "cb" + FNV-1a-32 of its name, then
 	# renames it and gives it its alias at once.
@@ -537,9 +579,11 @@ bad_setup() {
 	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
 	run outer nft -a list table inet cell
 	local first=$output
-	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$first")" -eq 3 ]
+	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$first")" -eq 5 ]
 	[[ "$first" == *'iifname "cell0" oifname @bridges oifname != "cell0" drop comment "cell-bridge:cell0"'* ]]
 	[[ "$first" == *'ip6 saddr 2001:db8::/64 oifname != "cell0" masquerade comment "cell-bridge:cell0:2001:db8::/64"'* ]]
+	[[ "$first" == *'iifname "cell0" ip daddr 192.0.2.0/24 ip daddr != 192.0.2.1 notrack comment "cell-bridge:cell0:notrack:192.0.2.0/24"'* ]]
+	[[ "$first" == *'iifname "cell0" ip6 daddr 2001:db8::/64 ip6 daddr != 2001:db8::1 notrack comment "cell-bridge:cell0:notrack:2001:db8::/64"'* ]]
 	# The second jail adds nothing: the same rules, the same handles.
 	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
 	run outer nft -a list table inet cell
@@ -548,6 +592,25 @@ bad_setup() {
 	cn teardown --key t-1 --bridge cell0
 	run outer nft -a list table inet cell
 	[ "$output" = "$first" ]
+	cn teardown --key t-2 --bridge cell0
+	assert_nothing_left
+}
+
+@test "conntrack skips what goes between two jails of a bridge, not what goes through its gateway" {
+	[ "$(outer cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null)" = 1 ] ||
+		skip "needs br_netfilter (bridged IPv4 handed to the IP hooks)"
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--nat --publish tcp::8080:80
+	setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	retry 5 ping_from "$J2" 192.0.2.2
+	run outer cat /proc/net/nf_conntrack
+	[[ "$output" != *"src=192.0.2.3 dst=192.0.2.2"* ]]
+	# Through the gateway's published port: tracked (DNAT needs it).
+	# Nothing listens: a SYN, answered by a reset, is enough.
+	injail "$J2" busybox nc -w 1 192.0.2.1 8080 </dev/null >/dev/null 2>&1 || true
+	run outer cat /proc/net/nf_conntrack
+	[[ "$output" == *"src=192.0.2.3 dst=192.0.2.1 sport="*" dport=8080 "*"src=192.0.2.2 dst=192.0.2.3 sport=80"* ]]
+	cn teardown --key t-1 --bridge cell0
 	cn teardown --key t-2 --bridge cell0
 	assert_nothing_left
 }
@@ -572,7 +635,7 @@ bad_setup() {
 		[[ "$output" == *"dport $((8080 + i)) dnat ip to 192.0.2.$((10 + i)):80 comment \"cell:p-$i\""* ]]
 		outer ip link show "$(host_if p-$i)" | grep -q 'master cell0'
 	done
-	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$output")" -eq 2 ]
+	[ "$(grep -c 'comment "cell-bridge:cell0' <<<"$output")" -eq 3 ]
 	retry 5 ping_from "$OUTER-p1" 192.0.2.16
 	pids=()
 	for i in 1 2 3 4 5 6; do

@@ -44,7 +44,14 @@ setup() {
 }
 
 # What cell made in the test's namespace: veths (cv*), bridges, nftables.
+# A gone jail's veth is the kernel's to delete with its namespace, in the
+# background: waited for, at most 5 s.
 net_leftovers() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		innet ip -o link show | grep -q ': cv' || break
+		sleep 0.1
+	done
 	innet ip -o link show | awk -F': ' '$2 ~ /^cv/ { print "veth " $2 }'
 	innet ip -o link show type bridge | awk -F': ' '{ print "bridge " $2 }'
 	innet nft list ruleset 2>/dev/null | grep -q . && echo "nftables rules"

@@ -466,6 +466,27 @@ static void v2_program_after_an_all_devices_rule(void **state)
 	assert_int_equal(run_program(p, n, C, R, 1, 3), 0);
 }
 
+static void v2_program_has_no_unreachable_tail_after_a_deny_all_rule(void **state)
+{
+	/* An OCI config's device list: deny everything, then allow some. */
+	const struct jail_device_rule rules[] = {
+		{false, 'a', -1, -1, "rwm"},
+		{true, 'c', 1, 3, "rwm"},
+	};
+	struct bpf_insn p[CGROUP_DEV_PROG_MAX(2)];
+	size_t n = cgroup_v2_device_program(rules, 2, p);
+
+	assert_int_equal(run_program(p, n, C, R | W, 1, 3), 1);
+	assert_int_equal(run_program(p, n, C, R, 1, 5), 0);
+	/* The deny-all rule's own exit ends the program: 6.1's verifier
+	 * refuses instructions no path reaches. */
+	assert_int_equal(p[n - 1].code, BPF_JMP | BPF_EXIT);
+	assert_int_equal(p[n - 2].code, BPF_ALU64 | BPF_MOV | BPF_K);
+	assert_int_equal(p[n - 2].imm, 0);
+	n = cgroup_v2_device_program(rules, 1, p);
+	assert_int_equal(n, 8); /* the 6 loads, then r0 = 0 and exit, once */
+}
+
 static void the_kernel_verifier_accepts_the_v2_program(void **state)
 {
 	struct bpf_insn p[CGROUP_DEV_PROG_MAX(16)];
@@ -612,6 +633,7 @@ int main(void)
 		cmocka_unit_test(v2_program_allows_exactly_the_standard_set),
 		cmocka_unit_test(v2_program_lets_the_last_matching_rule_decide),
 		cmocka_unit_test(v2_program_after_an_all_devices_rule),
+		cmocka_unit_test(v2_program_has_no_unreachable_tail_after_a_deny_all_rule),
 		cmocka_unit_test(the_kernel_verifier_accepts_the_v2_program),
 		cmocka_unit_test(v2_backend_on_a_real_cgroup2),
 		cmocka_unit_test(own_cgroup_by_controller),

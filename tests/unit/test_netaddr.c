@@ -182,10 +182,21 @@ static void network_parameters_need_their_mode(void **state)
 	check((const char *const[]){"gateway", "192.0.2.1/24", NULL}, PARAM_GATEWAY,
 	      "needs net bridge");
 	check((const char *const[]){"net", "host", "dns", "192.0.2.53", NULL}, PARAM_DNS,
-	      "needs net bridge or ns:PATH");
+	      "needs net bridge, slirp or ns:PATH");
 	check((const char *const[]){"net", "ns:/run/netns/x", "dns", "192.0.2.53", NULL}, 0, NULL);
 	check((const char *const[]){"vnet", "bridge", "ip4.addr", "192.0.2.5/24", "ip6.addr",
 				    "2001:db8::5/64", NULL},
+	      0, NULL);
+}
+
+static void slirp_refuses_addresses_and_gateways_and_takes_ports(void **state)
+{
+	check((const char *const[]){"net", "slirp", "ip4.addr", "192.0.2.5/24", NULL}, PARAM_IP4,
+	      "not with net slirp");
+	check((const char *const[]){"net", "slirp", "gateway", "192.0.2.1", NULL}, PARAM_GATEWAY,
+	      "not with net slirp");
+	check((const char *const[]){"vnet", "slirp", "publish", "8080:80", "publish", "53:53/udp",
+				    "dns", "192.0.2.53", "vnet.interface", "tap0", NULL},
 	      0, NULL);
 }
 
@@ -229,6 +240,7 @@ int main(void)
 		cmocka_unit_test(interface_names_are_the_kernels),
 		cmocka_unit_test(the_host_interface_is_named_from_the_key),
 		cmocka_unit_test(network_parameters_need_their_mode),
+		cmocka_unit_test(slirp_refuses_addresses_and_gateways_and_takes_ports),
 		cmocka_unit_test(addresses_are_given_once_and_not_the_gateways),
 		cmocka_unit_test(either_address_name_takes_either_family),
 	};

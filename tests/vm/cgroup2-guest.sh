@@ -218,20 +218,35 @@ mkdir -p $jr/bin
 cp /bin/busybox $jr/bin/busybox
 for a in sh cat echo head wc; do ln -sf busybox $jr/bin/$a; done
 mknod -m 666 /tmp/kmsg c 1 11
-run --rootfs $jr --bind /tmp/kmsg:/tmp/k:dev -- sh -c \
+# Linux before 6.3 idmaps no tmpfs (the guest's /tmp): a --rootfs there
+# is refused with a line naming 6.3, and the jails below share the
+# guest's user namespace (--userns host) to test what they are for.
+kv=$(uname -r)
+kmaj=${kv%%.*}
+kmin=${kv#*.}
+kmin=${kmin%%[!0-9]*}
+jr_userns=""
+if [ "$kmaj" -lt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -lt 3 ]; }; then
+	jr_userns="--userns host"
+	run --rootfs $jr -- true
+	named=$(grep -c 'a tmpfs is idmapped from Linux 6.3 on' /tmp/err)
+	check "(n) Linux $kv: a --rootfs on tmpfs is refused, the error naming Linux 6.3" \
+		[ "$rc" = 125 -a "$named" = 1 ]
+fi
+run $jr_userns --rootfs $jr --bind /tmp/kmsg:/tmp/k:dev -- sh -c \
 	'(: >/tmp/k) 2>&1; echo "status $?"; echo x >/dev/null && echo null; head -c 8 /dev/urandom | wc -c'
 check "(n) --rootfs --bind a host device: the open fails with EPERM; null and urandom work" \
 	[ "$rc" = 0 -a "$out" = "sh: can't create /tmp/k: Operation not permitted
 status 1
 null
 8" ]
-run --no-policy --rootfs $jr --bind /tmp/kmsg:/tmp/k:dev -- sh -c '(: >/tmp/k) 2>&1; echo "status $?"'
+run $jr_userns --no-policy --rootfs $jr --bind /tmp/kmsg:/tmp/k:dev -- sh -c '(: >/tmp/k) 2>&1; echo "status $?"'
 check "(n) the same without the policy (no device program) opens it" [ "$rc" = 0 -a "$out" = "status 0" ]
 
 # (o) freezer on v2: a --rootfs jail's cgroup (cgroup.freeze) freezes and
 # thaws; cell stop of a jail that forks in a loop ends it (cgroup.kill)
 # and removes its cgroup
-$CELL run -d --name f --rootfs $jr --nrtask 50 -- sh -c 'while :; do (sleep 100 &) 2>/dev/null; done' \
+$CELL run -d --name f $jr_userns --rootfs $jr --nrtask 50 -- sh -c 'while :; do (sleep 100 &) 2>/dev/null; done' \
 	</dev/null >/dev/null 2>/tmp/err
 fcg=$(ls -d $CG/cell-*-f 2>/dev/null)
 echo 1 >"$fcg/cgroup.freeze"
@@ -339,6 +354,21 @@ if [ -z "$leftover" ]; then
 	ok "(f) no cell-* cgroup left under $CG after any jail"
 else
 	not_ok "(f) no cell-* cgroup left under $CG after any jail" "left: $leftover"
+fi
+
+# (s) cell-oci's tree (rootfs_oci.c) on this kernel: `cell-oci spec`'s
+# masked paths masked (a file by a null device, a directory by an empty
+# tmpfs) and /proc/sys read-only
+if [ -x /bin/cell-oci ]; then
+	mkdir -p /tmp/oci/rootfs/bin
+	cp /bin/busybox /tmp/oci/rootfs/bin/
+	for a in sh cat wc ls awk; do ln -s busybox /tmp/oci/rootfs/bin/$a; done
+	cp /etc/oci-config.json /tmp/oci/config.json
+	out=$(/bin/cell-oci --root /run/oci-test run -b /tmp/oci s </dev/null 2>/tmp/err)
+	rc=$?
+	check "(s) cell-oci run: /proc/keys reads empty, /proc/acpi lists nothing, /proc/sys is read-only" \
+		[ "$rc" = 0 -a "$(echo $out)" = "0 0 ro" ]
+	rm -rf /tmp/oci
 fi
 
 echo "1..$n"

@@ -1,10 +1,10 @@
 #!/bin/bash
 # tests/vm/kernel.sh: prints the path of a kernel for tests/vm's guests.
 #
-# cell builds a jail's /dev and root detached and mounts into them before
-# attaching (mounts on a detached tree: Linux 6.15), and idmaps tmpfs
-# (6.3): the build host's Debian ships 6.1 and 6.12, on which every jail
-# fails ("attach mount on /dev/pts: Invalid argument").  So:
+# cell's jails run on Linux 6.1 (Debian 12's own kernel; tests/run.sh's
+# vm-6.1 boots it) and later, but a --rootfs on tmpfs (the guests' /tmp)
+# is idmapped from 6.3 on only; the default guest is a new kernel, like
+# the machines cell runs on (6.15 or later: $VM_KERNEL_MIN).  So:
 #
 #   VMLINUZ, if set (taken as it is);
 #   else the newest /boot/vmlinuz-* or $VM_KERNEL_CACHE/vmlinuz-* of
