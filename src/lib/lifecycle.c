@@ -18,6 +18,7 @@
 #include "jail.h"
 #include "launch.h"
 #include "policy.h"
+#include "proc.h"
 #include "record.h"
 #include "rootless.h"
 #include "spec.h"
@@ -63,8 +64,8 @@ static json_t *kept_of(const json_t *rec)
 static int run_in_child(const struct jail_spec *spec, const struct launch_opts *o,
 			struct cell_err *e)
 {
-	int p[2], status, child_status;
-	ssize_t n;
+	int p[2], child_status;
+	char who[JAIL_NAME_MAX + 32];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -82,24 +83,11 @@ static int run_in_child(const struct jail_spec *spec, const struct launch_opts *
 		cell_err_clear(&ce);
 		if (jail_run(spec, o, &child_status, &ce) == 0)
 			_exit(0);
-		if (write(p[1], &ce, sizeof(ce)) != (ssize_t)sizeof(ce))
-			_exit(CELL_EXIT_ERROR);
-		_exit(1);
+		proc_worker_fail(p[1], &ce);
 	}
 	close(p[1]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	do
-		n = read(p[0], e, sizeof(*e));
-	while (n < 0 && errno == EINTR);
-	close(p[0]);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (n == (ssize_t)sizeof(*e))
-		return -1;
-	return cell_err_set(e, 0, "jail %s: its launcher ended (%s %d)", spec->name,
-			    WIFSIGNALED(status) ? "signal" : "status",
-			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	snprintf(who, sizeof(who), "jail %s: its launcher", spec->name);
+	return proc_worker_wait(pid, p[0], who, e);
 }
 
 int jail_run_apart(const struct jail_spec *spec, const struct launch_opts *o, int *status,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int proc_start_time(pid_t pid, unsigned long long *start)
@@ -121,4 +122,31 @@ bool proc_in_own_pidns(pid_t pid)
 	if (stat(path, &st) < 0)
 		return errno == EACCES || errno == EPERM ? nspid_single(pid) : true;
 	return st.st_ino == own.st_ino && st.st_dev == own.st_dev;
+}
+
+void proc_worker_fail(int fd, const struct cell_err *e)
+{
+	if (write(fd, e, sizeof(*e)) != (ssize_t)sizeof(*e))
+		_exit(CELL_EXIT_ERROR);
+	_exit(1);
+}
+
+int proc_worker_wait(pid_t pid, int fd, const char *who, struct cell_err *e)
+{
+	int status = 0;
+	ssize_t n;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	do
+		n = read(fd, e, sizeof(*e));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (n == (ssize_t)sizeof(*e))
+		return -1;
+	return cell_err_set(e, 0, "%s ended (%s %d)", who,
+			    WIFSIGNALED(status) ? "signal" : "status",
+			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "err.h"
+
 /* Start time of PID in clock ticks since boot (field 22 of
  * /proc/PID/stat); with the pid it names a process uniquely, so a
  * recycled pid is never mistaken for a jail.  -1 when PID is gone. */
@@ -30,5 +32,17 @@ bool proc_alive(pid_t pid, unsigned long long start);
  * namespace of its own, so a recorded pid that does is not the jail's,
  * whatever its start time says. */
 bool proc_in_own_pidns(pid_t pid);
+
+/*
+ * A worker child (fork()ed to act where cell itself may not stay: in a
+ * jail's namespaces, or its own user namespace) reports its failure as
+ * a whole struct cell_err through a pipe: its memory is a copy of
+ * cell's, the same layout.  proc_worker_fail() writes E to FD and
+ * exits (1); proc_worker_wait() reaps PID, reads FD (and closes it): 0
+ * when the worker exited 0, else -1 with its error, or with "WHO ended
+ * (signal N)" when it died without one.
+ */
+_Noreturn void proc_worker_fail(int fd, const struct cell_err *e);
+int proc_worker_wait(pid_t pid, int fd, const char *who, struct cell_err *e);
 
 #endif

@@ -41,6 +41,7 @@
 #include "net.h"
 #include "netaddr.h"
 #include "param.h"
+#include "proc.h"
 #include "record.h"
 #include "rlimit.h"
 #include "spec.h"
@@ -695,9 +696,9 @@ static void resume_worker(int sig)
  */
 static int run_in_jail(struct set_args *a, struct cell_err *e)
 {
-	int p[2], status;
+	int p[2];
+	char who[JAIL_NAME_MAX + 32];
 	pid_t w;
-	ssize_t n;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return cell_err_set(e, errno, "jail %s: set: pipe", a->name);
@@ -736,27 +737,14 @@ static int run_in_jail(struct set_args *a, struct cell_err *e)
 			_exit(CELL_EXIT_ERROR);
 		if (set_apply(a, &we) == 0)
 			_exit(0);
-		if (write(p[1], &we, sizeof(we)) != (ssize_t)sizeof(we))
-			_exit(CELL_EXIT_ERROR);
-		_exit(1);
+		proc_worker_fail(p[1], &we);
 	}
 	close(p[1]);
 #ifdef CELL_TESTPOINTS
 	paused_worker = w;
 #endif
-	while (waitpid(w, &status, 0) < 0 && errno == EINTR)
-		;
-	do
-		n = read(p[0], e, sizeof(*e));
-	while (n < 0 && errno == EINTR);
-	close(p[0]);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (n == (ssize_t)sizeof(*e))
-		return -1;
-	return cell_err_set(e, 0, "jail %s: set: its worker ended (%s %d)", a->name,
-			    WIFSIGNALED(status) ? "signal" : "status",
-			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	snprintf(who, sizeof(who), "jail %s: set: its worker", a->name);
+	return proc_worker_wait(w, p[0], who, e);
 }
 
 /* One address set adds or removes, live. */
