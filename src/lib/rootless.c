@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "passwd.h"
+#include "proc.h"
 #include "untrusted.h"
 
 static int is_rootless = -1;
@@ -42,18 +43,11 @@ static bool in_initial_userns(void)
 {
 	char buf[128];
 	unsigned long a, b, c;
-	ssize_t n;
-	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (proc_read_text("/proc/self/uid_map", buf, sizeof(buf)) < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	return sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 &&
-	       c == 4294967295UL && strchr(buf, '\n') == buf + n - 1;
+	       c == 4294967295UL && strchr(buf, '\n') == buf + strlen(buf) - 1;
 }
 
 bool rootless(void)
@@ -88,17 +82,10 @@ const char *rootless_mapping_name(enum rootless_mapping m)
 bool rootless_gid_mapped(gid_t gid)
 {
 	char buf[1024];
-	ssize_t n;
-	int fd = open("/proc/self/gid_map", O_RDONLY | O_CLOEXEC);
 	bool found = false;
 
-	if (fd < 0)
+	if (proc_read_text("/proc/self/gid_map", buf, sizeof(buf)) < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	for (char *line = buf; line != NULL && *line != '\0' && !found;) {
 		unsigned long in, out, count;
 		char *nl = strchr(line, '\n');
@@ -113,15 +100,10 @@ bool rootless_gid_mapped(gid_t gid)
 
 bool rootless_setgroups_denied(void)
 {
-	char buf[8] = "";
-	int fd = open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	char buf[8];
 
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n >= 4 && strncmp(buf, "deny", 4) == 0;
+	return proc_read_text("/proc/self/setgroups", buf, sizeof(buf)) == 0 &&
+	       strncmp(buf, "deny", 4) == 0;
 }
 
 int rootless_subids(const char *text, size_t len, const char *user, uid_t uid, unsigned int want,
