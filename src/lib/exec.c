@@ -428,6 +428,13 @@ static int exec_in(const char *state_root, struct jail_spec *s, bool from_record
 	jail_close(&j);
 	opened = false;
 	if (r.failed) {
+		siginfo_t info;
+
+		/* It said why and exits: reaped, or its zombie would keep
+		 * the jail's pid namespace (and a stop waiting on it). */
+		while (waitid((idtype_t)P_PIDFD, (id_t)r.pidfd, &info, WEXITED) < 0 &&
+		       errno == EINTR)
+			;
 		run_child_error(&r, e);
 		cell_err_prefix(e, "jail %s", s->name);
 		goto out;

@@ -182,6 +182,31 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ -z "$(ls -A "$STATE")" ]
 }
 
+@test "an exec.stop that fails before its command runs is reaped: down stops the jail at once" {
+	# Its working directory, on the host's side of a bind, goes away
+	# after up: exec.stop's chdir fails in the jail, before its exec.
+	mkdir -p "$WORK/w/sub"
+	cat >"$CONF" <<-EOF
+		broken {
+		    bind = "$WORK/w:/mnt";
+		    workdir = "/mnt/sub";
+		    exec.start = "exec sleep 100";
+		    exec.stop = "true";
+		}
+	EOF
+	cell up -f "$CONF" >/dev/null
+	rmdir "$WORK/w/sub"
+	SECONDS=0
+	# -t 10: were the failed process left a zombie in the jail's pid
+	# namespace, the stop would wait out those 10 s (and fail).
+	run --separate-stderr timeout -s KILL 60 "$CELL" --root "$STATE" down -f "$CONF" -t 10
+	[ "$status" -eq 0 ]
+	[ "$SECONDS" -lt 8 ]
+	[[ "$stderr" == "cell: down: jail broken: exec.stop: "*"No such file or directory" ]]
+	[ -z "$(cell ls -aq)" ]
+	[ -z "$(ls -A "$STATE")" ]
+}
+
 @test "exec.timeout that is not a number of seconds is an error at its line" {
 	cat >"$CONF" <<-EOF
 		web {
