@@ -890,6 +890,13 @@ static int stage_net(struct launch *l, struct cell_err *e)
 		ret = net_setup(&l->net, l->spec, fd, e);
 	if (ret < 0)
 		return -1;
+	/* cell holds the namespace no longer: when the jail's last process
+	 * ends, the kernel dismantles it with the veth, and the teardown
+	 * finds the veth's peer dead and leaves it to the kernel (deleting
+	 * it would wait out unregister's RCU grace periods, 15 ms). */
+	if (l->netns_fd >= 0)
+		close(l->netns_fd);
+	l->netns_fd = -1;
 	testpoint_pause("run:net-made");
 	return 0;
 }
@@ -900,7 +907,7 @@ static void undo_net(struct launch *l)
 {
 	struct cell_err ignored;
 
-	net_teardown(&l->net, &ignored);
+	net_teardown(&l->net, false, &ignored);
 }
 
 /* A time namespace with clock offsets: they can be written only before
@@ -1255,7 +1262,7 @@ static int wait_and_release(struct launch *l, int *status, struct cell_err *e)
 	}
 	if (cgroup_destroy(&l->cg, ret == 0 ? e : &ignored) < 0)
 		ret = -1;
-	if (net_teardown(&l->net, ret == 0 ? e : &ignored) < 0) {
+	if (net_teardown(&l->net, true, ret == 0 ? e : &ignored) < 0) {
 		/* Kept: its record names the network (and the ids), for the
 		 * next command to tear down and release. */
 		ns_own_close(&l->child.own);

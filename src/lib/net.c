@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -626,6 +627,7 @@ int net_plan(struct net_plan *n, const struct jail_spec *s, const char *state_ro
 {
 	const struct jail_network *net = &s->network;
 	struct holders h;
+	uint32_t nonce;
 	int ret = -1;
 
 	*lockfd = -1;
@@ -636,7 +638,12 @@ int net_plan(struct net_plan *n, const struct jail_spec *s, const char *state_ro
 		 net->bridge != NULL ? net->bridge : NET_DEFAULT_BRIDGE);
 	snprintf(n->ifname, sizeof(n->ifname), "%s",
 		 net->ifname != NULL ? net->ifname : NET_DEFAULT_IFNAME);
-	snprintf(n->key, sizeof(n->key), "%08x-%d", net_fnv1a(state_root), jid);
+	/* A launch's own key: the veth of a jail of the same JID that ended
+	 * a moment ago may still be there, going with its namespace
+	 * (teardown --ended), and is not in the way. */
+	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
+		nonce = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	snprintf(n->key, sizeof(n->key), "%08x-%d-%08x", net_fnv1a(state_root), jid, nonce);
 	snprintf(n->host_if, sizeof(n->host_if), "cv%08x", net_fnv1a(n->key));
 	*lockfd = net_lock(rootfd, e);
 	if (*lockfd < 0)
@@ -901,10 +908,16 @@ int net_setup(struct net_plan *n, const struct jail_spec *s, int netns_fd, struc
 	return ret;
 }
 
-static int teardown(const char *key, const char *bridge, struct cell_err *e)
+static int teardown(const char *key, const char *bridge, bool ended, struct cell_err *e)
 {
-	char *argv[] = {"cell-net", "teardown",	    "--key", (char *)key,
-			"--bridge", (char *)bridge, NULL};
+	char *argv[] = {"cell-net",
+			"teardown",
+			"--key",
+			(char *)key,
+			"--bridge",
+			(char *)bridge,
+			ended ? "--ended" : NULL,
+			NULL};
 	struct helper_out *h = malloc(sizeof(*h));
 	int ret;
 
@@ -917,12 +930,12 @@ static int teardown(const char *key, const char *bridge, struct cell_err *e)
 	return 0;
 }
 
-int net_teardown(const struct net_plan *n, struct cell_err *e)
+int net_teardown(const struct net_plan *n, bool ended, struct cell_err *e)
 {
 	slirp_stop(&n->slirp);
 	if (!n->bridged)
 		return 0;
-	return teardown(n->key, n->bridge, e);
+	return teardown(n->key, n->bridge, ended, e);
 }
 
 int net_release(json_t *rec, struct cell_err *e)
@@ -940,7 +953,7 @@ int net_release(json_t *rec, struct cell_err *e)
 	}
 	if (key == NULL || bridge == NULL)
 		return cell_err_set(e, EINVAL, "network: the record names no key or bridge");
-	if (teardown(key, bridge, e) < 0)
+	if (teardown(key, bridge, true, e) < 0)
 		return -1;
 	json_object_set_new(net, "active", json_false());
 	return 0;

@@ -36,7 +36,7 @@
 /* A bridged jail's network as its start chose it. */
 struct net_plan {
 	bool bridged;	  /* --net bridge: the rest is set */
-	char key[48];	  /* cell-net's KEY: state root hash "-" JID */
+	char key[48];	  /* cell-net's KEY: state root hash "-" JID "-" nonce */
 	char bridge[16];  /* the bridge's name */
 	char ifname[16];  /* the interface in the jail */
 	char host_if[16]; /* the veth's host end: "cv" + FNV-1a-32(key) */
@@ -95,10 +95,12 @@ static inline bool net_has_stage(const struct net_plan *n)
  * the bridge, the addresses and routes, the published ports and NAT. */
 int net_setup(struct net_plan *n, const struct jail_spec *s, int netns_fd, struct cell_err *e);
 /* cell-net teardown of the plan's key and bridge (idempotent); slirp:
- * its program ended. */
-int net_teardown(const struct net_plan *n, struct cell_err *e);
-/* The same from a record: a no-op without an active "network"; then
- * "active" false in REC (the caller writes it). */
+ * its program ended.  ENDED: the jail's processes have ended (its veth
+ * goes with its namespace). */
+int net_teardown(const struct net_plan *n, bool ended, struct cell_err *e);
+/* The same from a record, of a jail whose processes have ended: a no-op
+ * without an active "network"; then "active" false in REC (the caller
+ * writes it). */
 int net_release(json_t *rec, struct cell_err *e);
 
 /* Whether the record holds an active bridged network. */

@@ -49,10 +49,12 @@ static const char setup_help[] =
 	"{\"host_if\":..,\"bridge\":..,\"bridge_made\":..}.  A failed setup leaves nothing.\n";
 
 static const char teardown_help[] =
-	"Usage: cell-net teardown --key KEY [--bridge NAME]\n"
+	"Usage: cell-net teardown --key KEY [--bridge NAME] [--ended]\n"
 	"Removes the nftables rules of KEY, its host veth if still there, then bridge\n"
 	"NAME if cell made it and it has no port left, then cell's nftables table when\n"
-	"empty.  Nothing left to remove is success.\n";
+	"empty.  --ended: the jail's processes have ended, so its veth goes with its\n"
+	"namespace (the kernel's) and is not counted as a port.  Nothing left to\n"
+	"remove is success.\n";
 
 static const char addr_help[] =
 	"Usage: cell-net addr add|del --netns FILE [--ifname IF] ADDR/PREFIX [--gateway ADDR]\n"
@@ -74,6 +76,7 @@ enum opt_id {
 	OPT_ADDR,
 	OPT_NAT,
 	OPT_PUBLISH,
+	OPT_ENDED,
 	OPT_HELP
 };
 
@@ -86,6 +89,7 @@ static const struct option all_options[] = {
 	{"addr", required_argument, NULL, OPT_ADDR},
 	{"nat", no_argument, NULL, OPT_NAT},
 	{"publish", required_argument, NULL, OPT_PUBLISH},
+	{"ended", no_argument, NULL, OPT_ENDED},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -285,7 +289,9 @@ static int cmd_setup(int argc, char **argv)
 static int cmd_teardown(int argc, char **argv)
 {
 	const char *key = NULL, *bridge = NULL;
-	const char *bad = bad_option(argc, argv, (const char[]){OPT_KEY, OPT_BRIDGE, OPT_HELP, 0});
+	const char *bad =
+		bad_option(argc, argv, (const char[]){OPT_KEY, OPT_BRIDGE, OPT_ENDED, OPT_HELP, 0});
+	bool ended = false;
 	struct cell_err e;
 	int c, rc;
 
@@ -300,6 +306,8 @@ static int cmd_teardown(int argc, char **argv)
 			key = optarg;
 		else if (c == OPT_BRIDGE)
 			bridge = optarg;
+		else if (c == OPT_ENDED)
+			ended = true;
 		else
 			return usage("bad option or missing value: %s", argv[optind - 1]);
 	}
@@ -310,7 +318,7 @@ static int cmd_teardown(int argc, char **argv)
 	if (bridge != NULL && (rc = check_name("bridge", bridge)) != 0)
 		return rc;
 	cell_err_clear(&e);
-	return net_teardown(key, bridge, &e) < 0 ? failed(&e) : 0;
+	return net_teardown(key, bridge, ended, &e) < 0 ? failed(&e) : 0;
 }
 
 /* --netns, --ifname and, for addr, --gateway. */

@@ -47,8 +47,11 @@ int net_setup_check(const struct net_setup *s, struct cell_err *e);
 int net_setup(const struct net_setup *s, struct net_setup_result *res, struct cell_err *e);
 
 /* Removes what setup made for KEY, and BRIDGE (NULL: none) when it is
- * cell's and has no port left.  Nothing left to remove is success. */
-int net_teardown(const char *key, const char *bridge, struct cell_err *e);
+ * cell's and has no port left.  ENDED: the jail's processes have ended,
+ * so its veth is left to the kernel, which dismantles it with the
+ * namespace, and is not counted as a port.  Nothing left to remove is
+ * success. */
+int net_teardown(const char *key, const char *bridge, bool ended, struct cell_err *e);
 
 /* Adds (ADD) or deletes A on IFNAME in NETNS's namespace; an add with
  * GW (NULL: none) also makes a default route via GW when A's family had

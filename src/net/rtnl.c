@@ -417,7 +417,7 @@ static int port_list_cb(const struct nlmsghdr *nlh, void *data)
 	return NL_CB_OK;
 }
 
-int rtnl_live_ports(struct rtnl *r, int index, int *count, struct cell_err *e)
+int rtnl_live_ports(struct rtnl *r, int index, int skip, int *count, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_GETLINK, NLM_F_DUMP);
@@ -435,6 +435,8 @@ int rtnl_live_ports(struct rtnl *r, int index, int *count, struct cell_err *e)
 	for (int i = 0; i < p.count && rc == 0; i++) {
 		bool alive;
 
+		if (p.links[i].index == skip)
+			continue;
 		rc = rtnl_peer_alive(r, &p.links[i], &alive, e);
 		if (rc == 0 && alive)
 			(*count)++;

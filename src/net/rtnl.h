@@ -85,8 +85,9 @@ int rtnl_link_ports(struct rtnl *r, int index, int *count, struct cell_err *e);
  * ends) in its own time.  A link without a peer elsewhere is alive. */
 int rtnl_peer_alive(struct rtnl *r, const struct rtnl_link *l, bool *alive, struct cell_err *e);
 
-/* The number of ports of bridge INDEX whose peer is alive (above). */
-int rtnl_live_ports(struct rtnl *r, int index, int *count, struct cell_err *e);
+/* The number of ports of bridge INDEX whose peer is alive (above),
+ * port SKIP (0: none) not counted. */
+int rtnl_live_ports(struct rtnl *r, int index, int skip, int *count, struct cell_err *e);
 
 /* Adds (ADD) or deletes address A on link INDEX; IPv6 with IFA_F_NODAD,
  * usable at once.  Adding one that is there fails with EEXIST. */

@@ -376,6 +376,30 @@ else:
 	run ! outer nft list table inet cell 2>/dev/null
 }
 
+@test "teardown --ended leaves the veth to its namespace and does not count it: the bridge goes" {
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--nat --publish tcp::8080:80
+	# The jail's processes have ended, its namespace (held here by
+	# ip netns) not yet dismantled: the veth stays with it.
+	run cn teardown --key t-1 --bridge cell0 --ended
+	[ "$status" -eq 0 ]
+	outer ip link show "$(host_if t-1)"
+	injail "$J1" ip link show eth0
+	run ! outer ip link show cell0
+	run ! outer nft list table inet cell
+	# The namespace released: the kernel takes the pair.
+	ip netns del "$J1"
+	assert_nothing_left
+}
+
+@test "teardown without --ended deletes the veth of a namespace still alive" {
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64
+	cn teardown --key t-1 --bridge cell0
+	run ! outer ip link show "$(host_if t-1)"
+	run ! injail "$J1" ip link show eth0
+	assert_nothing_left
+}
+
 @test "teardown just after the jail's namespace went removes the bridge and rules, and the kernel the veth" {
 	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
 		--nat --publish tcp::8080:80
