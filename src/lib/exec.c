@@ -75,6 +75,7 @@
 #include "record.h"
 #include "rlimit.h"
 #include "store.h"
+#include "testpoint.h"
 #include "tty.h"
 
 struct exec_child {
@@ -186,6 +187,7 @@ static noreturn void exec_joiner(const struct exec_child *c)
 	}
 	if (pid == 0)
 		exec_process(c);
+	testpoint_pause("exec:handover");
 	/* sync: the process's pidfd to cell, which is its parent. */
 	m.exit_code = (int)pid;
 	if (tty_send_fd(c->sock, &m, sizeof(m), pidfd) < 0)
@@ -195,12 +197,15 @@ static noreturn void exec_joiner(const struct exec_child *c)
 
 /* Until the joiner has handed over the process (MSG_PROCESS; the
  * process's pty may come first): its pidfd and pid in R, the joiner
- * reaped.  An error it reported is in r->failed. */
+ * reaped.  An error it reported is in r->failed.  A process that failed
+ * before the joiner handed it over is still taken (or the channel's end
+ * waited for: no process came) and reaped: it is cell's child, and its
+ * zombie would keep the jail's pid namespace from emptying. */
 static int take_process(struct run *r, struct cell_err *e)
 {
 	siginfo_t info;
 
-	while (r->sock >= 0 && r->handed_pidfd < 0 && !r->failed) {
+	while (r->sock >= 0 && r->handed_pidfd < 0) {
 		struct pollfd p = {.fd = r->sock, .events = POLLIN};
 
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
@@ -214,8 +219,15 @@ static int take_process(struct run *r, struct cell_err *e)
 	r->pidfd = r->handed_pidfd;
 	r->pid = r->handed_pid;
 	r->handed_pidfd = -1;
-	if (r->pidfd >= 0)
+	if (r->pidfd >= 0 && !r->failed)
 		return 0;
+	if (r->pidfd >= 0) {
+		while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &info, WEXITED) < 0 &&
+		       errno == EINTR)
+			;
+		close(r->pidfd);
+		r->pidfd = -1;
+	}
 	r->pid = -1;
 	if (r->failed) {
 		run_child_error(r, e);

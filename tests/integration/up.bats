@@ -207,6 +207,43 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ -z "$(ls -A "$STATE")" ]
 }
 
+@test "an exec.stop that fails before the joiner hands it over is reaped: down stops the jail at once" {
+	[ -x "${CELL_TESTPOINTS:-}" ] || skip "needs the test-testpoints build (CELL_TESTPOINTS)"
+	mkdir -p "$WORK/w/sub"
+	cat >"$CONF" <<-EOF
+		broken {
+		    bind = "$WORK/w:/mnt";
+		    workdir = "/mnt/sub";
+		    exec.start = "exec sleep 100";
+		    exec.stop = "true";
+		}
+	EOF
+	cell up -f "$CONF" >/dev/null
+	rmdir "$WORK/w/sub"
+	# The joiner pauses before it hands the process over (no pause
+	# file: it is in the jail's mounts by then); the process fails at
+	# its chdir meanwhile, and its error reaches cell first.
+	SECONDS=0
+	CELL_TEST_PAUSE=exec:handover "$CELL_TESTPOINTS" --root "$STATE" down -f "$CONF" -t 10 \
+		>"$WORK/down.out" 2>&1 &
+	down_pid=$!
+	HOOK_PIDS+=("$down_pid")
+	# cell's children: the failed process, a zombie, and the joiner.
+	for ((i = 0; i < 100; i++)); do
+		ps -o stat= --ppid "$down_pid" | grep -q Z && break
+		sleep 0.1
+	done
+	joiner=$(ps -o pid=,stat= --ppid "$down_pid" | awk '$2 !~ /Z/ { print $1 }')
+	[ -n "$joiner" ]
+	kill -USR1 "$joiner"
+	# -t 10: were the failed process left a zombie in the jail's pid
+	# namespace, the stop would wait out those 10 s (and fail).
+	wait_ended "$down_pid" 30
+	[ "$SECONDS" -lt 8 ]
+	grep -q "cell: down: jail broken: exec.stop: .*No such file or directory" "$WORK/down.out"
+	[ -z "$(cell ls -aq)" ]
+}
+
 @test "exec.timeout that is not a number of seconds is an error at its line" {
 	cat >"$CONF" <<-EOF
 		web {
