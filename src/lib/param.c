@@ -1093,8 +1093,8 @@ const struct param param_table[PARAM_COUNT] = {
 	[PARAM_VNET_IF] = {PARAM_VNET_IF, "vnet.interface", NULL, NULL, 0, NULL, NULL, NULL,
 			   PARAM_GROUP_NETWORK, STRING(ifname_of, check_ifname)},
 	[PARAM_VNET_MTU] = {PARAM_VNET_MTU, "vnet.mtu", NULL, "--mtu", 0, NULL, "N",
-			    "the MTU of the bridge and the jail's veth, 1280..65535\n"
-			    "(default: the bridge's; a new bridge's 1500)",
+			    "the MTU of the bridge and the jail's veth (1280 to\n"
+			    "65535; default: the bridge's, a new bridge's 1500)",
 			    PARAM_GROUP_NETWORK,
 			    NUMBER(mtu_of, parse_mtu, format_count, 1280, 65535)},
 	[PARAM_PUBLISH] = {PARAM_PUBLISH, "publish", NULL, "--publish", 'p', NULL, "PORTS",
