@@ -697,6 +697,12 @@ int net_record(json_t *rec, const struct net_plan *n)
 	net = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "mode", "bridge", "key", n->key,
 			"bridge", n->bridge, "interface", n->ifname, "host_interface", n->host_if,
 			"gateway", strv_json(n->gateway, n->ngateway), "active", 1);
+	/* The MTU the veth got: the bridge's when vnet.mtu is unset. */
+	if (net != NULL && n->mtu > 0 &&
+	    json_object_set_new(net, "mtu", json_integer((json_int_t)n->mtu)) < 0) {
+		json_decref(net);
+		return -1;
+	}
 	if (net == NULL || json_object_set_new(rec, "network", net) < 0 ||
 	    json_object_set_new(rec, "ip4.addr", strv_json(n->ip4, n->nip4)) < 0 ||
 	    json_object_set_new(rec, "ip6.addr", strv_json(n->ip6, n->nip6)) < 0 ||
@@ -864,6 +870,17 @@ static void publish_arg(struct args *a, const char *text)
 	arg(a, "%s:%s:%u:%u", p.proto, addr, p.host_port, p.jail_port);
 }
 
+/* The MTU cell-net setup says the veth got ({"mtu":N,...} on its
+ * stdout); 0 when it says none (the record then has none). */
+static unsigned int setup_mtu(const struct helper_out *h)
+{
+	json_t *o = json_loadb(h->out, h->nout, 0, NULL);
+	json_int_t mtu = json_integer_value(json_object_get(o, "mtu"));
+
+	json_decref(o);
+	return mtu > 0 && mtu <= 65535 ? (unsigned int)mtu : 0;
+}
+
 int net_setup(struct net_plan *n, const struct jail_spec *s, int netns_fd, struct cell_err *e)
 {
 	struct helper_out *h;
@@ -894,6 +911,10 @@ int net_setup(struct net_plan *n, const struct jail_spec *s, int netns_fd, struc
 		arg(&a, "--nat");
 	for (size_t i = 0; i < s->network.npublish; i++)
 		publish_arg(&a, s->network.publish[i]);
+	if (s->network.mtu >= 0) {
+		arg(&a, "--mtu");
+		arg(&a, "%lld", s->network.mtu);
+	}
 	h = malloc(sizeof(*h));
 	if (a.failed || h == NULL) {
 		args_free(&a);
@@ -901,8 +922,10 @@ int net_setup(struct net_plan *n, const struct jail_spec *s, int netns_fd, struc
 		return cell_err_set(e, ENOMEM, "net");
 	}
 	ret = helper(a.v, netns_fd, PARAM_NET, h, e);
-	if (ret == 0)
+	if (ret == 0) {
 		n->made = true;
+		n->mtu = setup_mtu(h);
+	}
 	free(h);
 	args_free(&a);
 	return ret;

@@ -11,7 +11,9 @@
  *
  * The record's "network" object says what cleanup needs, written before
  * anything is made: {"mode":"bridge","key":K,"bridge":B,"interface":IF,
- * "host_interface":"cvXXXXXXXX","gateway":[...],"active":true}.  Its
+ * "host_interface":"cvXXXXXXXX","gateway":[...],"active":true}, and
+ * once the veth is made "mtu": the MTU it got (vnet.mtu, else the
+ * bridge's).  Its
  * addresses are the record's ip4.addr and ip6.addr.  "active" false: the
  * teardown ran (a stopped jail's record).
  *
@@ -45,6 +47,7 @@ struct net_plan {
 	char **ip4, **ip6, **gateway;
 	size_t nip4, nip6, ngateway;
 	bool made;	    /* cell-net setup succeeded */
+	unsigned int mtu;   /* the veth's (the bridge's), as setup says; 0: not yet */
 	struct slirp slirp; /* --net slirp: its program (slirp.on) */
 };
 

@@ -63,6 +63,11 @@ NUM_FIELD(data_of, data)
 NUM_FIELD(nofile_of, nofile)
 NUM_FIELD(nice_of, nice)
 
+static long long *mtu_of(struct jail_spec *s)
+{
+	return &s->network.mtu;
+}
+
 static long long *log_size_of(struct jail_spec *s)
 {
 	return &s->log_size;
@@ -290,8 +295,9 @@ static int parse_number(const struct param *p, struct jail_spec *s, const char *
 
 	if (text == NULL)
 		return cell_err_set(e, 0, "needs a value");
-	/* "max": no limit, the parameter unset (a limit removed by set). */
-	if (strcmp(text, "max") == 0 && p->id != PARAM_NICE) {
+	/* "max": no limit, the parameter unset (a limit removed by set).
+	 * nice and the MTU are no limits. */
+	if (strcmp(text, "max") == 0 && p->id != PARAM_NICE && p->id != PARAM_VNET_MTU) {
 		p->clear(p, s);
 		return 0;
 	}
@@ -378,6 +384,14 @@ static int parse_nice(const char *text, long long *v, struct cell_err *e)
 	*v = strtoll(text, &end, 10);
 	if (errno != 0 || end == text || *end != '\0' || *v < -20 || *v > 19)
 		return cell_err_set(e, 0, "expected -20..19");
+	return 0;
+}
+
+/* An MTU: IPv6's minimum link MTU (RFC 8200) to the kernel's largest. */
+static int parse_mtu(const char *text, long long *v, struct cell_err *e)
+{
+	if (spec_parse_count(text, v) < 0 || *v < 1280 || *v > 65535)
+		return cell_err_set(e, 0, "expected an MTU of 1280..65535");
 	return 0;
 }
 
@@ -1078,6 +1092,11 @@ const struct param param_table[PARAM_COUNT] = {
 			   OWN(PARAM_LIST, parse_gateway, format_net_list, clear_net_list)},
 	[PARAM_VNET_IF] = {PARAM_VNET_IF, "vnet.interface", NULL, NULL, 0, NULL, NULL, NULL,
 			   PARAM_GROUP_NETWORK, STRING(ifname_of, check_ifname)},
+	[PARAM_VNET_MTU] = {PARAM_VNET_MTU, "vnet.mtu", NULL, "--mtu", 0, NULL, "N",
+			    "the MTU of the bridge and the jail's veth (1280 to\n"
+			    "65535; default: the bridge's, a new bridge's 1500)",
+			    PARAM_GROUP_NETWORK,
+			    NUMBER(mtu_of, parse_mtu, format_count, 1280, 65535)},
 	[PARAM_PUBLISH] = {PARAM_PUBLISH, "publish", NULL, "--publish", 'p', NULL, "PORTS",
 			   "[HOSTADDR:]HOSTPORT:JAILPORT[/tcp|/udp]: forward a\n"
 			   "host port to the jail (repeatable)",

@@ -36,6 +36,7 @@ void spec_init(struct jail_spec *s)
 	memset(s, 0, sizeof(*s));
 	s->net = JAIL_NET_NONE;
 	s->network.nat = true;
+	s->network.mtu = -1;
 	s->policy = true;
 	s->log_size = s->log_keep = -1;
 	s->limits = (struct jail_limits){-1, -1, -1, -1, -1, -1, -1, -1, 0, false};
@@ -424,6 +425,9 @@ static int check_network(const struct jail_spec *s, struct cell_err *e)
 	const struct jail_network *n = &s->network;
 	bool families[2] = {false, false};
 
+	/* The MTU is a bridge's (slirp's stack chooses its own). */
+	if (s->net != JAIL_NET_BRIDGE && n->mtu >= 0)
+		return needs_mode(PARAM_VNET_MTU, "bridge", e);
 	if (s->net == JAIL_NET_SLIRP) {
 		if (n->nip4 > 0)
 			return not_with_slirp(PARAM_IP4, e);

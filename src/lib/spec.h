@@ -47,6 +47,9 @@ struct jail_network {
 	size_t nip4, nip6, ngateway, npublish, ndns;
 	char *ifname; /* vnet.interface; NULL: eth0 */
 	bool nat;     /* masquerade the bridge's subnets going out (default on) */
+	/* vnet.mtu: the bridge's MTU, which a new bridge is made with and
+	 * an existing one must have; -1: the bridge's (a new one's 1500). */
+	long long mtu;
 };
 
 /* Whose ids the jail's are (--userns, userns in a jail file). */

@@ -39,14 +39,16 @@ static const char main_help[] =
 static const char setup_help[] =
 	"Usage: cell-net setup --key KEY --netns FILE [--bridge NAME] [--ifname IF]\n"
 	"                      [--gateway ADDR/PREFIX]... [--addr ADDR/PREFIX]... [--nat]\n"
-	"                      [--publish PROTO:HOSTADDR:HOSTPORT:JAILPORT]...\n"
+	"                      [--publish PROTO:HOSTADDR:HOSTPORT:JAILPORT]... [--mtu N]\n"
 	"Makes a veth pair: cvXXXXXXXX (from KEY) a port of bridge NAME (default cell0,\n"
 	"made if missing, with the --gateway addresses), IF (default eth0) in FILE's\n"
 	"network namespace with the --addr addresses, lo up and a default route per\n"
 	"family via its first gateway.  --nat masquerades the bridge's subnets and turns\n"
 	"forwarding on; --publish forwards a host port (tcp|udp; HOSTADDR empty: any\n"
-	"local address) to the jail's first address of the family.  Prints\n"
-	"{\"host_if\":..,\"bridge\":..,\"bridge_made\":..}.  A failed setup leaves nothing.\n";
+	"local address) to the jail's first address of the family.  The veth has the\n"
+	"bridge's MTU; --mtu N (1280 to 65535) is a new bridge's (default 1500) and\n"
+	"must be an existing one's.  Prints {\"host_if\":..,\"bridge\":..,\n"
+	"\"bridge_made\":..,\"mtu\":..}.  A failed setup leaves nothing.\n";
 
 static const char teardown_help[] =
 	"Usage: cell-net teardown --key KEY [--bridge NAME] [--ended]\n"
@@ -77,6 +79,7 @@ enum opt_id {
 	OPT_NAT,
 	OPT_PUBLISH,
 	OPT_ENDED,
+	OPT_MTU,
 	OPT_HELP
 };
 
@@ -90,6 +93,7 @@ static const struct option all_options[] = {
 	{"nat", no_argument, NULL, OPT_NAT},
 	{"publish", required_argument, NULL, OPT_PUBLISH},
 	{"ended", no_argument, NULL, OPT_ENDED},
+	{"mtu", required_argument, NULL, OPT_MTU},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -189,6 +193,21 @@ static int add_publish(const char *text, struct net_setup *s)
 	return 0;
 }
 
+/* --mtu: a decimal number, IPv6's minimum link MTU (1280) to the
+ * largest the kernel takes (65535). */
+static int parse_mtu(const char *text, unsigned int *mtu)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	for (i = 0; text[i] >= '0' && text[i] <= '9' && i < 6; i++)
+		v = v * 10 + (unsigned long)(text[i] - '0');
+	if (i == 0 || text[i] != '\0' || v < NET_MTU_MIN || v > NET_MTU_MAX)
+		return usage("bad MTU \"%s\": want %d to %d", text, NET_MTU_MIN, NET_MTU_MAX);
+	*mtu = (unsigned int)v;
+	return 0;
+}
+
 static int setup_option(int c, struct net_setup *s)
 {
 	switch (c) {
@@ -213,6 +232,8 @@ static int setup_option(int c, struct net_setup *s)
 		return 0;
 	case OPT_PUBLISH:
 		return add_publish(optarg, s);
+	case OPT_MTU:
+		return parse_mtu(optarg, &s->mtu);
 	}
 	return usage("bad option");
 }
@@ -237,7 +258,7 @@ static int parse_setup(int argc, char **argv, struct net_setup *s)
 	const char *bad =
 		bad_option(argc, argv,
 			   (const char[]){OPT_KEY, OPT_NETNS, OPT_BRIDGE, OPT_IFNAME, OPT_GATEWAY,
-					  OPT_ADDR, OPT_NAT, OPT_PUBLISH, OPT_HELP, 0});
+					  OPT_ADDR, OPT_NAT, OPT_PUBLISH, OPT_MTU, OPT_HELP, 0});
 	int c, rc;
 
 	if (bad != NULL)
@@ -280,8 +301,9 @@ static int cmd_setup(int argc, char **argv)
 		return usage("%s", e.msg);
 	if (net_setup(&s, &res, &e) < 0)
 		return failed(&e);
-	return print_json(json_pack("{s:s, s:s, s:b}", "host_if", res.host_if, "bridge", s.bridge,
-				    "bridge_made", res.bridge_made)) < 0
+	return print_json(json_pack("{s:s, s:s, s:b, s:I}", "host_if", res.host_if, "bridge",
+				    s.bridge, "bridge_made", res.bridge_made, "mtu",
+				    (json_int_t)res.mtu)) < 0
 		       ? EXIT_FAILED
 		       : 0;
 }

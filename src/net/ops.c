@@ -2,8 +2,9 @@
  * ops.c - cell-net's commands: setup, teardown, addr, stats.  See ops.h
  * and net-protocol (docs/cell-net.8).
  *
- * setup makes, in this order: the bridge (if missing) and its gateway
- * addresses, the veth pair (its peer born in the jail's namespace), the
+ * setup makes, in this order: the bridge (if missing, at the MTU asked
+ * for; an existing one's MTU must be that) and its gateway
+ * addresses, the veth pair (at the bridge's MTU) (its peer born in the jail's namespace), the
  * jail's addresses, lo and routes, the nftables rules, the sysctls.  What
  * it made is noted in a struct undo and taken back if a later
  * step fails, so a failed setup leaves nothing.  setup and teardown hold
@@ -162,7 +163,12 @@ static int tmp_release(struct rtnl *host, const char *tmp, struct cell_err *e)
 	return 0;
 }
 
-static int bridge_prepare(const struct net_setup *s, struct undo *u, struct cell_err *e)
+/* The bridge, found or made, and its MTU in *MTU: one bridge never
+ * mixes MTUs (its ports' larger frames would be dropped without a
+ * word), so a jail takes an existing bridge's, and one that asks for
+ * another is refused before anything is made. */
+static int bridge_prepare(const struct net_setup *s, struct undo *u, unsigned int *mtu,
+			  struct cell_err *e)
 {
 	struct rtnl_link l;
 	bool found;
@@ -172,14 +178,19 @@ static int bridge_prepare(const struct net_setup *s, struct undo *u, struct cell
 	if (found && strcmp(l.kind, "bridge") != 0)
 		return cell_err_set(e, 0, "bridge %s: a link of that name is not a bridge",
 				    s->bridge);
+	if (found && s->mtu != 0 && l.mtu != s->mtu)
+		return cell_err_set(e, 0, "bridge %s has MTU %u, not %u", s->bridge, l.mtu, s->mtu);
 	if (found) {
 		u->bridge_index = l.index;
+		*mtu = l.mtu;
 	} else {
 		char tmp[IFNAMSIZ];
 
+		*mtu = s->mtu != 0 ? s->mtu : NET_MTU_DEFAULT;
 		net_bridge_tmpname(s->bridge, tmp, sizeof(tmp));
 		if (tmp_release(u->host, tmp, e) < 0 ||
-		    rtnl_bridge_add(u->host, s->bridge, tmp, BRIDGE_ALIAS, &u->bridge_index, e) < 0)
+		    rtnl_bridge_add(u->host, s->bridge, tmp, BRIDGE_ALIAS, *mtu, &u->bridge_index,
+				    e) < 0)
 			return cell_err_prefix(e, "bridge %s: create", s->bridge);
 		u->bridge_made = true;
 	}
@@ -402,9 +413,11 @@ static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_resul
 	bool found;
 
 	net_host_ifname(s->key, res->host_if, sizeof(res->host_if));
-	if (rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0 &&
+	if (rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, res->mtu, e) <
+		    0 &&
 	    (e->errnum != EEXIST || stale_veth_release(u->host, res->host_if, e) < 0 ||
-	     rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, e) < 0))
+	     rtnl_veth_add(u->host, res->host_if, u->bridge_index, s->ifname, nsfd, res->mtu, e) <
+		     0))
 		return cell_err_prefix(e, "veth %s: create (peer %s in the jail)", res->host_if,
 				       s->ifname);
 	if (rtnl_link_get(u->host, res->host_if, &l, &found, e) < 0)
@@ -418,7 +431,7 @@ static int make_veth(const struct net_setup *s, int nsfd, struct net_setup_resul
 static int setup_steps(const struct net_setup *s, int nsfd, struct net_setup_result *res,
 		       struct undo *u, struct cell_err *e)
 {
-	if (bridge_prepare(s, u, e) < 0 || make_veth(s, nsfd, res, u, e) < 0 ||
+	if (bridge_prepare(s, u, &res->mtu, e) < 0 || make_veth(s, nsfd, res, u, e) < 0 ||
 	    jail_side(nsfd, s, e) < 0)
 		return -1;
 	/* No --nat and no --publish: no rule, and no nf_tables work at

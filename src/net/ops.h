@@ -18,6 +18,11 @@
 
 #define NET_MAX_ADDRS	32
 #define NET_MAX_PUBLISH 64
+/* A link MTU: IPv6's minimum to the kernel's largest; a bridge cell
+ * makes without --mtu has Ethernet's. */
+#define NET_MTU_MIN	1280
+#define NET_MTU_MAX	65535
+#define NET_MTU_DEFAULT 1500
 
 struct net_setup {
 	const char *key;
@@ -31,11 +36,15 @@ struct net_setup {
 	struct net_publish publish[NET_MAX_PUBLISH];
 	size_t n_publish;
 	bool nat;
+	/* The bridge's MTU: a new bridge's, and what an existing one must
+	 * have; 0: not given (the bridge's, a new one's NET_MTU_DEFAULT). */
+	unsigned int mtu;
 };
 
 struct net_setup_result {
 	char host_if[IFNAMSIZ];
 	bool bridge_made; /* by this call */
+	unsigned int mtu; /* the bridge's and so the veth's */
 };
 
 /* The checks across values, before anything is made: a published port

@@ -200,10 +200,15 @@ int rtnl_link_get(struct rtnl *r, const char *name, struct rtnl_link *l, bool *f
 	return 0;
 }
 
-/* Link INDEX renamed NAME, given ALIAS, and up: one request, after
- * which the bridge is whole. */
+/* Link INDEX renamed NAME, given ALIAS and MTU, and up: one request,
+ * after which the bridge is whole.  The MTU is set here, on the link
+ * that exists, rather than at its making: a change through the bridge's
+ * own ndo_change_mtu marks it as the user's, and the kernel then keeps
+ * it as ports come and go (br_mtu_auto_adjust() would otherwise set the
+ * smallest port's, and 1500 when the last port goes).  1500, the
+ * bridge's own default, needs no mark: cell's ports never differ. */
 static int bridge_finish(struct rtnl *r, int index, const char *name, const char *alias,
-			 struct cell_err *e)
+			 unsigned int mtu, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_ACK);
@@ -215,11 +220,12 @@ static int bridge_finish(struct rtnl *r, int index, const char *name, const char
 	ifm->ifi_change = IFF_UP;
 	nla_put_strz(nlh, IFLA_IFNAME, name);
 	nla_put_strz(nlh, IFLA_IFALIAS, alias);
+	nla_put_u32(nlh, IFLA_MTU, mtu);
 	return nl_talk(r, nlh, NULL, NULL, e);
 }
 
 int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const char *alias,
-		    int *index, struct cell_err *e)
+		    unsigned int mtu, int *index, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
@@ -254,7 +260,7 @@ int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const cha
 		return -1;
 	if (!found)
 		return cell_err_set(e, ENODEV, "%s", "");
-	if (bridge_finish(r, l.index, name, alias, e) < 0) {
+	if (bridge_finish(r, l.index, name, alias, mtu, e) < 0) {
 		rtnl_link_del(r, l.index, &ignored);
 		return -1;
 	}
@@ -263,7 +269,7 @@ int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const cha
 }
 
 int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer, int peer_nsfd,
-		  struct cell_err *e)
+		  unsigned int mtu, struct cell_err *e)
 {
 	char buf[REQ_SIZE];
 	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
@@ -280,6 +286,9 @@ int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer
 	ifm->ifi_change = IFF_UP;
 	nla_put_strz(nlh, IFLA_IFNAME, host);
 	nla_put_u32(nlh, IFLA_MASTER, (uint32_t)master);
+	/* Each end has its own MTU (the peer's below): both the bridge's,
+	 * or the larger frames of one end are dropped at the other. */
+	nla_put_u32(nlh, IFLA_MTU, mtu);
 	info = nla_nest_start(nlh, IFLA_LINKINFO);
 	nla_put_strz(nlh, IFLA_INFO_KIND, "veth");
 	data = nla_nest_start(nlh, IFLA_INFO_DATA);
@@ -288,6 +297,7 @@ int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer
 	memcpy(nlm_tail(nlh), &peer_ifm, sizeof(peer_ifm));
 	nlh->nlmsg_len += NLMSG_ALIGN(sizeof(peer_ifm));
 	nla_put_strz(nlh, IFLA_IFNAME, peer);
+	nla_put_u32(nlh, IFLA_MTU, mtu);
 	nla_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)peer_nsfd);
 	nla_nest_end(nlh, peer_nest);
 	nla_nest_end(nlh, data);

@@ -59,16 +59,16 @@ void rtnl_close(struct rtnl *r);
 int rtnl_link_get(struct rtnl *r, const char *name, struct rtnl_link *l, bool *found,
 		  struct cell_err *e);
 
-/* A bridge NAME with alias ALIAS and a fixed random MAC (so that it
- * does not change as ports come and go), up; made under the name TMP,
- * then renamed with its alias.  Its index in *INDEX. */
+/* A bridge NAME with alias ALIAS, MTU MTU and a fixed random MAC (so
+ * that it does not change as ports come and go), up; made under the
+ * name TMP, then renamed with its alias.  Its index in *INDEX. */
 int rtnl_bridge_add(struct rtnl *r, const char *name, const char *tmp, const char *alias,
-		    int *index, struct cell_err *e);
+		    unsigned int mtu, int *index, struct cell_err *e);
 
-/* A veth pair: HOST here, a port of MASTER and up; PEER born (down) in
- * the namespace of PEER_NSFD. */
+/* A veth pair of MTU MTU, both ends: HOST here, a port of MASTER and
+ * up; PEER born (down) in the namespace of PEER_NSFD. */
 int rtnl_veth_add(struct rtnl *r, const char *host, int master, const char *peer, int peer_nsfd,
-		  struct cell_err *e);
+		  unsigned int mtu, struct cell_err *e);
 
 /* Sets link INDEX up. */
 int rtnl_link_up(struct rtnl *r, int index, struct cell_err *e);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The network benchmark (issue 15): what `--net bridge` adds to a jail's
 # start against `--net none` and `--net host`, jail-to-jail TCP
-# throughput on one bridge against loopback in one namespace (iperf3),
+# throughput on one bridge (at the default MTU 1500, and on a bridge of
+# its own at `--mtu 65520`) against loopback in one namespace (iperf3),
 # and how `--net none` jails scale to 1000 (the kernel's network
 # namespace creation and cleanup).  docs/PERFORMANCE.md ("Network")
 # explains the output.
@@ -129,16 +130,19 @@ echo
 
 # --- 2. jail-to-jail TCP throughput against loopback -------------------
 # ROUNDS rounds, each: loopback in one jail's namespace, then bridge for
-# each build (OLD's jails on a bridge of their own); the medians.
-echo "== TCP throughput (iperf3, ${SECS} s, median of $ROUNDS): jail to jail on one bridge, and loopback"
+# each build (OLD's jails on a bridge of their own), then CELL's jails on
+# a new bridge of their own at --mtu 65520 (the loopback's is 65536; at
+# the default 1500 TCP pays per 1.5 KB frame); the medians.
+echo "== TCP throughput (iperf3, ${SECS} s, median of $ROUNDS): jail to jail on one bridge (MTU 1500, and a new bridge at --mtu 65520), and loopback"
 cell run -d --name lo-srv -- sh -c 'iperf3 -s -D && exec sleep 100000' >/dev/null
-for build in ${OLD:+old} new; do
-	c=$CELL st=$state b=cellb0 n=192.0.2
+for build in ${OLD:+old} new mtu; do
+	c=$CELL st=$state b=cellb0 n=192.0.2 mtu=() sfx=
 	[ "$build" = old ] && c=$OLD st=$ostate b=cellb2 n=203.0.113
-	innet "$c" --root "$st" run -d --name srv --net "bridge:$b" --gateway "$n.1/24" \
-		--ip "$n.10/24" -- iperf3 -s >/dev/null
-	innet "$c" --root "$st" run -d --name cli --net "bridge:$b" --gateway "$n.1/24" \
-		--ip "$n.11/24" -- sleep 100000 >/dev/null
+	[ "$build" = mtu ] && b=cellb3 n=198.51.100 mtu=(--mtu 65520) sfx=-mtu
+	innet "$c" --root "$st" run -d --name "srv$sfx" --net "bridge:$b" --gateway "$n.1/24" \
+		--ip "$n.10/24" "${mtu[@]}" -- iperf3 -s >/dev/null
+	innet "$c" --root "$st" run -d --name "cli$sfx" --net "bridge:$b" --gateway "$n.1/24" \
+		--ip "$n.11/24" "${mtu[@]}" -- sleep 100000 >/dev/null
 done
 # iperf3 SERVER FROM-CELL FROM-STATE FROM-JAIL: Gbit/s, retried while the
 # server starts.
@@ -156,6 +160,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	echo "loopback $(iperf 127.0.0.1 "$CELL" "$state" lo-srv)" >>"$res/throughput.txt"
 	[ -n "$OLD" ] && echo "old $(iperf 203.0.113.10 "$OLD" "$ostate" cli)" >>"$res/throughput.txt"
 	echo "new $(iperf 192.0.2.10 "$CELL" "$state" cli)" >>"$res/throughput.txt"
+	echo "mtu $(iperf 198.51.100.10 "$CELL" "$state" cli-mtu)" >>"$res/throughput.txt"
 done
 # median KIND: the median of KIND's rounds.
 median() {
@@ -163,13 +168,17 @@ median() {
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
 }
 lo=$(median loopback)
-for build in loopback ${OLD:+old} new; do
+for build in loopback ${OLD:+old} new mtu; do
 	m=$(median "$build")
 	echo "$build: $(awk -v k="$build" '$1 == k { printf "%.2f ", $2 }' "$res/throughput.txt")Gbit/s, median $m"
-	[ "$build" = loopback ] ||
-		awk -v b="$m" -v l="$lo" -v k="$build" 'BEGIN { printf "%s bridge: %.0f%% of loopback\n", k, 100 * b / l }'
+	case $build in
+	loopback) continue ;;
+	mtu) what="new bridge mtu 65520" ;;
+	*) what="$build bridge mtu 1500" ;;
+	esac
+	awk -v b="$m" -v l="$lo" -v k="$what" 'BEGIN { printf "%s: %.0f%% of loopback\n", k, 100 * b / l }'
 done
-cell rm -f srv cli lo-srv >/dev/null
+cell rm -f srv cli srv-mtu cli-mtu lo-srv >/dev/null
 [ -n "$OLD" ] && innet "$OLD" --root "$ostate" rm -f srv cli >/dev/null
 echo
 

@@ -432,7 +432,7 @@ wait_removed() {
 	run cell ls --json
 	[ "$status" -eq 0 ]
 	[ "$(jq -r 'length' <<<"$output")" = 1 ]
-	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","dns","domainname","exit","file","gateway","hostname","init","ip4.addr","ip6.addr","jid","log.keep","log.size","memlock","memory","name","nat","net","nice","nofile","nrtask","path","pid","policy","publish","restart","restarts","rw","started","state","swap","user","userns","vnet.interface","workdir"]'
+	keys='["allow","bind","cgroup_parent","command","cpu_time","cpus","created","data","dns","domainname","exit","file","gateway","hostname","init","ip4.addr","ip6.addr","jid","log.keep","log.size","memlock","memory","name","nat","net","nice","nofile","nrtask","path","pid","policy","publish","restart","restarts","rw","started","state","swap","user","userns","vnet.interface","vnet.mtu","workdir"]'
 	[ "$(jq -c '.[0] | keys' <<<"$output")" = "$keys" ]
 	run jq -c '.[0] | [.name, .jid, .state, .hostname, .nrtask, .memory, .swap, .exit, .command, .init, .net]' <<<"$output"
 	[ "$output" = '["web",1,"running","web",50,67108864,null,null,["sleep","30"],true,"none"]' ]

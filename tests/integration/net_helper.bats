@@ -142,6 +142,12 @@ other_link() {
 	nsenter --net="/run/netns/$1" ip link set other0 up
 }
 
+# mtu_of NS LINK: the MTU of LINK in namespace NS (ip(8): the jail's
+# /sys is not of its namespace here).
+mtu_of() {
+	nsenter --net="/run/netns/$1" ip -o link show "$2" | sed -E 's/.* mtu ([0-9]+) .*/\1/'
+}
+
 # An address for the outer namespace itself, on a link of its own: the
 # host's "own address" of the published-port tests.
 outer_address() {
@@ -220,7 +226,7 @@ else:
 @test "setup makes the bridge, the veth, the jail's addresses and its default routes" {
 	run setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64
 	[ "$status" -eq 0 ]
-	[ "$output" = "{\"host_if\":\"$(host_if t-1)\",\"bridge\":\"cell0\",\"bridge_made\":true}" ]
+	[ "$output" = "{\"host_if\":\"$(host_if t-1)\",\"bridge\":\"cell0\",\"bridge_made\":true,\"mtu\":1500}" ]
 
 	# The bridge: cell's (its alias), up, with the gateways.
 	run outer ip -d link show cell0
@@ -469,6 +475,86 @@ else:
 	run ! outer nft list table inet cell 2>/dev/null
 }
 
+@test "setup --mtu makes the bridge and both ends of the veth at that MTU, and a jail without --mtu takes the bridge's" {
+	run setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--mtu 9000
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .mtu <<<"$output")" = 9000 ]
+	[ "$(mtu_of "$OUTER" cell0)" = 9000 ]
+	[ "$(mtu_of "$OUTER" "$(host_if t-1)")" = 9000 ]
+	[ "$(mtu_of "$J1" eth0)" = 9000 ]
+	run setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.bridge_made, .mtu]' <<<"$output")" = '[false,9000]' ]
+	[ "$(mtu_of "$OUTER" "$(host_if t-2)")" = 9000 ]
+	[ "$(mtu_of "$J2" eth0)" = 9000 ]
+	[ "$(mtu_of "$OUTER" cell0)" = 9000 ]
+	# A packet of the whole MTU goes from jail to jail in one frame (at
+	# 1500 it would be 7 fragments).
+	retry 5 ping_from "$J1" 192.0.2.3
+	local before
+	before=$(stats_of "$J1" tx_packets)
+	injail "$J1" busybox ping -c 1 -W 2 -s 8972 192.0.2.3 >/dev/null
+	[ "$(($(stats_of "$J1" tx_packets) - before))" -lt 3 ]
+}
+
+# stats_of NS KEY: a counter of the jail's eth0 in NS.
+stats_of() {
+	cn stats --netns "/run/netns/$1" | jq -r ".$2"
+}
+
+@test "a setup asking for another MTU than its bridge's fails in one line and takes nothing of the other jail's" {
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 --nat
+	local rules
+	rules=$(outer nft list table inet cell)
+	run --separate-stderr setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 \
+		198.51.100.1/24 2001:db8::1/64 --nat --mtu 9000
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "bridge cell0 has MTU 1500, not 9000" ]
+	# Nothing of its own: no veth, no gateway, no rule; the first
+	# jail's bridge, veth, address and rules as they were.
+	run ! outer ip link show "$(host_if t-2)" 2>/dev/null
+	run injail "$J2" ip -o link show
+	[[ "$output" != *eth0* ]]
+	run outer ip -br addr show cell0
+	[[ "$output" != *198.51.100.1* ]]
+	[ "$(outer nft list table inet cell)" = "$rules" ]
+	[ "$(mtu_of "$OUTER" cell0)" = 1500 ]
+	retry 5 ping_from "$J1" 192.0.2.1
+	# The same MTU as the bridge's is no change.
+	run setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--mtu 1500
+	[ "$status" -eq 0 ]
+}
+
+@test "a bridge cell made at an MTU keeps it when its last port went, and one it did not make is held to its own" {
+	setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 cell0 192.0.2.1/24 2001:db8::1/64 --mtu 9000
+	# The jail's veth gone (its namespace's), the bridge left portless:
+	# the kernel would set a portless bridge to 1500 unless its MTU was
+	# set on it.
+	injail "$J1" ip link del eth0
+	[ "$(mtu_of "$OUTER" cell0)" = 9000 ]
+	run setup_jail t-2 "$J2" 192.0.2.3/24 2001:db8::3/64 cell0 192.0.2.1/24 2001:db8::1/64 \
+		--mtu 9000
+	[ "$status" -eq 0 ]
+	cn teardown --key t-1 --bridge cell0
+	cn teardown --key t-2 --bridge cell0
+	# A user's bridge, at 4000: taken as it is.
+	outer ip link add br-ext mtu 4000 type bridge
+	outer ip link set br-ext up
+	run --separate-stderr setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 br-ext \
+		192.0.2.1/24 2001:db8::1/64 --mtu 1500
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "bridge br-ext has MTU 4000, not 1500" ]
+	run setup_jail t-1 "$J1" 192.0.2.2/24 2001:db8::2/64 br-ext
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .mtu <<<"$output")" = 4000 ]
+	[ "$(mtu_of "$J1" eth0)" = 4000 ]
+	cn teardown --key t-1 --bridge br-ext
+	outer ip link show br-ext >/dev/null
+}
+
 @test "addr add and del change a jail's addresses live; add with --gateway gives the family a default route" {
 	cn setup --key t-1 --netns "/run/netns/$J1" --bridge cell0 --gateway 192.0.2.1/24 \
 		--gateway 2001:db8::1/64 --addr 192.0.2.2/24
@@ -546,6 +632,11 @@ bad_setup() {
 	bad_setup 2 --key "$(printf 'k%.0s' {1..41})" --netns "/run/netns/$J1" --addr 192.0.2.2/24
 	bad_setup 2 --netns "/run/netns/$J1" --addr 192.0.2.2/24
 	bad_setup 2 --key t-1 --addr 192.0.2.2/24
+	bad_setup 2 "${ok[@]}" --addr 192.0.2.2/24 --mtu 0
+	bad_setup 2 "${ok[@]}" --addr 192.0.2.2/24 --mtu 1279
+	bad_setup 2 "${ok[@]}" --addr 192.0.2.2/24 --mtu 65536
+	bad_setup 2 "${ok[@]}" --addr 192.0.2.2/24 --mtu abc
+	bad_setup 2 "${ok[@]}" --addr 192.0.2.2/24 --mtu ''
 	bad_setup 2 "${ok[@]}" --bogus
 	bad_setup 2 "${ok[@]}" --net "/run/netns/$J1"
 	bad_setup 1 --key t-1 --netns "/run/netns/no-such-$$" --addr 192.0.2.2/24 --nat

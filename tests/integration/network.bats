@@ -279,6 +279,55 @@ for a in ("192.0.2.10", "198.51.100.77", "192.0.2.1"):
 	[[ "$output" == *192.0.2.8/24* ]]
 }
 
+@test "--mtu makes the bridge and eth0 at that MTU, a later jail takes the bridge's, another is refused leaving nothing" {
+	cell run -d --name a "${BR[@]}" --mtu 9000 -- sleep 1000 >/dev/null
+	wait_running a
+	run cell exec a cat /sys/class/net/eth0/mtu
+	[ "$output" = 9000 ]
+	[ "$(innet ip -o link show cellt0 | sed -E 's/.* mtu ([0-9]+) .*/\1/')" = 9000 ]
+	# Another MTU than the bridge's: one line naming the bridge and its
+	# MTU, no record, no veth.
+	run cell run --name c "${BR[@]}" --mtu 1500 -- true
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: run: --net bridge:cellt0: bridge cellt0 has MTU 9000, not 1500" ]
+	[ ! -e "$STATE/c" ]
+	[ "$(innet ip -o link show | grep -c ': cv')" -eq 1 ]
+	# Without --mtu, the bridge's.
+	cell run -d --name b --net bridge:cellt0 -- sleep 1000 >/dev/null
+	wait_running b
+	run cell exec b cat /sys/class/net/eth0/mtu
+	[ "$output" = 9000 ]
+	# ls and inspect: the parameter as given, and the MTU each got.
+	run cell ls -n -o name,vnet.mtu
+	[ "${lines[0]}" = "name=a vnet.mtu=9000" ]
+	[[ "${lines[1]}" == "name=b"* ]]
+	run cell inspect --json a
+	[ "$(jq -c '[."vnet.mtu", .network.mtu, .network.counters.mtu]' <<<"$output")" = '[9000,9000,9000]' ]
+	run cell inspect --json b
+	[ "$(jq -c '[."vnet.mtu", .network.mtu, .network.counters.mtu]' <<<"$output")" = '[null,9000,9000]' ]
+	# Not a live parameter.
+	run cell set a vnet.mtu=1500
+	[ "$status" -eq 125 ]
+	[ "$output" = "cell: set: vnet.mtu=1500: cannot be changed in a running jail" ]
+}
+
+@test "a jail file's vnet.mtu makes its bridge at that MTU" {
+	cat >"$WORK/cell.conf" <<-EOF
+		web {
+		    vnet = "bridge:cellt0";
+		    vnet.mtu = 9000;
+		    gateway = $GW4;
+		    exec.start = "exec sleep 1000";
+		}
+	EOF
+	run cell up -f "$WORK/cell.conf"
+	[ "$status" -eq 0 ]
+	run cell ls -n -o name,vnet.mtu
+	[ "$output" = "name=web vnet.mtu=9000" ]
+	run cell exec web cat /sys/class/net/eth0/mtu
+	[ "$output" = 9000 ]
+}
+
 @test "ls shows a jail's address and inspect its network" {
 	cell run -d --name web "${BR[@]}" --ip 192.0.2.10/24 -p 8080:80 -- sleep 1000 >/dev/null
 	cell run -d --name plain -- sleep 1000 >/dev/null
@@ -323,7 +372,8 @@ for a in ("192.0.2.10", "198.51.100.77", "192.0.2.1"):
 		"--net bridge --gateway gw" "--net bridge -p 80" "--net bridge -p 1:2:3:4" \
 		"--net bridge -p 80:80/sctp" "--dns 192.0.2.53" "--net bridge --dns x" \
 		"-p 80:80" "--gateway 192.0.2.1/24" "--net ns:/nonexistent" \
-		"--net bridge:cellt9 --ip 198.51.100.5/24"; do
+		"--net bridge:cellt9 --ip 198.51.100.5/24" "--mtu 9000" "--net host --mtu 9000" \
+		"--net bridge --mtu 1279" "--net bridge --mtu 65536" "--net bridge --mtu abc"; do
 		# shellcheck disable=SC2086
 		run cell run $bad -- true
 		[ "$status" -eq 125 ] || { echo "$bad: $status" >&2; return 1; }

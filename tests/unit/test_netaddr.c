@@ -184,6 +184,10 @@ static void network_parameters_need_their_mode(void **state)
 	check((const char *const[]){"net", "host", "dns", "192.0.2.53", NULL}, PARAM_DNS,
 	      "needs net bridge, slirp or ns:PATH");
 	check((const char *const[]){"net", "ns:/run/netns/x", "dns", "192.0.2.53", NULL}, 0, NULL);
+	check((const char *const[]){"vnet.mtu", "9000", NULL}, PARAM_VNET_MTU, "needs net bridge");
+	check((const char *const[]){"net", "slirp", "vnet.mtu", "9000", NULL}, PARAM_VNET_MTU,
+	      "needs net bridge");
+	check((const char *const[]){"net", "bridge", "vnet.mtu", "9000", NULL}, 0, NULL);
 	check((const char *const[]){"vnet", "bridge", "ip4.addr", "192.0.2.5/24", "ip6.addr",
 				    "2001:db8::5/64", NULL},
 	      0, NULL);

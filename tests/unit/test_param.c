@@ -53,6 +53,7 @@ static const struct sample samples[PARAM_COUNT][6] = {
 	[PARAM_IP6] = {{"2001:db8::5/64", NULL}, {"2001:DB8:0::5", "2001:db8::5"}},
 	[PARAM_GATEWAY] = {{"192.0.2.1/24", NULL}, {"2001:db8::1", NULL}},
 	[PARAM_VNET_IF] = {{"eth0", NULL}, {"net-1", NULL}},
+	[PARAM_VNET_MTU] = {{"1500", NULL}, {"1280", NULL}, {"65535", NULL}, {"09000", "9000"}},
 	[PARAM_PUBLISH] = {{"8080:80", "8080:80/tcp"},
 			   {"192.0.2.1:53:53/udp", NULL},
 			   {"[2001:db8::1]:8443:443/tcp", NULL}},
@@ -135,6 +136,13 @@ static const struct bad bads[] = {
 	{PARAM_IP6, "2001:db8::5/129", "expected a prefix length of 1-128"},
 	{PARAM_GATEWAY, "gw", "expected an IPv4 or IPv6 address [/PREFIX]"},
 	{PARAM_VNET_IF, "", "expected an interface name of 1-15 bytes"},
+	{PARAM_VNET_MTU, "1279", "expected an MTU of 1280..65535"},
+	{PARAM_VNET_MTU, "65536", "expected an MTU of 1280..65535"},
+	{PARAM_VNET_MTU, "0", NULL},
+	{PARAM_VNET_MTU, "-1500", NULL},
+	{PARAM_VNET_MTU, "abc", NULL},
+	{PARAM_VNET_MTU, "max", NULL},
+	{PARAM_VNET_MTU, "", NULL},
 	{PARAM_PUBLISH, "80", "expected [HOSTADDR:]HOSTPORT:JAILPORT[/tcp|/udp]"},
 	{PARAM_PUBLISH, "0:80", NULL},
 	{PARAM_PUBLISH, "80:80/sctp", "unknown protocol \"sctp\" (tcp or udp)"},
@@ -270,6 +278,8 @@ static void rows_are_consistent(void **state)
 	assert_true(param_get(PARAM_MEMORY)->live);
 	assert_false(param_get(PARAM_PATH)->live);
 	assert_false(param_get(PARAM_BIND)->live);
+	/* The MTU is the bridge's, chosen at the start. */
+	assert_false(param_get(PARAM_VNET_MTU)->live);
 }
 
 static void params_are_set_by_their_names_and_aliases(void **state)

@@ -117,6 +117,8 @@ static void random_spec(struct jail_spec *s)
 		set(s, "user", buf);
 	}
 	set(s, "net", pick(2) ? "none" : "host");
+	if (pick(2))
+		set_number(s, "vnet.mtu", 1280, 65535 - 1280 + 1);
 	set(s, "userns", pick(2) ? "private" : "host");
 	set(s, "init", pick(2) ? "true" : "false");
 	set(s, "policy", pick(2) ? "true" : "false");
