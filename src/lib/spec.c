@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "netaddr.h"
 #include "param.h"
+#include "rootless.h"
 
 #define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -349,11 +350,33 @@ static int allow_index(const struct jail_spec *s, unsigned int bit)
 	return __builtin_popcount(s->allow & (bit - 1));
 }
 
+/* The same for a rootless cell (rootless.h), which holds no capability
+ * in the host's user namespace to keep or give: its jails are in a user
+ * namespace of cell's own whatever userns says. */
+static int check_rootless_ids(const struct jail_spec *s, struct cell_err *e)
+{
+	if (s->userns == JAIL_USERNS_HOST)
+		return cell_err_param(e, PARAM_USERNS, 0, 0,
+				      "needs root: a rootless jail is in a user namespace of "
+				      "cell's own, the host's ids are not the user's to give");
+	if (s->allow & JAIL_ALLOW_MLOCK)
+		return cell_err_param(e, PARAM_ALLOW, allow_index(s, JAIL_ALLOW_MLOCK), 0,
+				      "needs root: the kernel honours CAP_IPC_LOCK in the host's "
+				      "user namespace only");
+	if ((s->allow & JAIL_ALLOW_RAW_SOCKETS) && s->net == JAIL_NET_HOST)
+		return cell_err_param(e, PARAM_ALLOW, allow_index(s, JAIL_ALLOW_RAW_SOCKETS), 0,
+				      "needs root on the host's network, which is the host user "
+				      "namespace's");
+	return 0;
+}
+
 /* Rules whose capability the kernel checks in a user namespace that the
  * jail's root, root of its own, holds none in: said, not left to do
  * nothing (docs/cell.8, SECURITY). */
 static int check_host_ids(const struct jail_spec *s, struct cell_err *e)
 {
+	if (rootless())
+		return check_rootless_ids(s, e);
 	if (s->userns != JAIL_USERNS_PRIVATE)
 		return 0;
 	if (s->allow & JAIL_ALLOW_MLOCK) {

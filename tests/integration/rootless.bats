@@ -316,6 +316,29 @@ other" ]
 	! ip link show | grep -q "cell0"
 }
 
+@test "what needs the host's user namespace is refused rootless with one line, exit 125, nothing left" {
+	run -125 rcell run --userns host -- true
+	[ "$output" = "cell: run: --userns host: needs root: a rootless jail is in a user namespace of cell's own, the host's ids are not the user's to give" ]
+	run -125 rcell run --allow mlock --memlock 1M -- true
+	[ "$output" = "cell: run: --allow mlock: needs root: the kernel honours CAP_IPC_LOCK in the host's user namespace only" ]
+	run -125 rcell run --net host --allow raw_sockets -- true
+	[ "$output" = "cell: run: --allow raw_sockets: needs root on the host's network, which is the host user namespace's" ]
+	# The same in a jail file, at its line.
+	cat >"$UWORK/j.conf" <<-EOF
+		j {
+		    exec.start = "true";
+		    userns = host;
+		}
+	EOF
+	chown "$RL_UID:$RL_GID" "$UWORK/j.conf"
+	run -125 rcell up -f "$UWORK/j.conf"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"j.conf:3:"*"userns = host: needs root"* ]]
+	run -0 rcell ls -aq
+	[ -z "$output" ]
+	[ -z "$(ls -A "$(ustate)" 2>/dev/null | grep -vx net.lock)" ]
+}
+
 @test "--net none gives a rootless jail its own network with loopback only" {
 	run -0 rcell run -- sh -c 'readlink /proc/self/ns/net; ls /sys/class/net'
 	[ "${lines[0]}" != "$(readlink /proc/self/ns/net)" ]
