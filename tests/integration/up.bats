@@ -182,9 +182,9 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	[ -z "$(ls -A "$STATE")" ]
 }
 
-@test "an exec.stop that fails before its command runs is reaped: down stops the jail at once" {
-	# Its working directory, on the host's side of a bind, goes away
-	# after up: exec.stop's chdir fails in the jail, before its exec.
+# up_broken: jail "broken" up, its working directory, on the host's side
+# of a bind, gone: exec.stop's chdir fails in the jail, before its exec.
+up_broken() {
 	mkdir -p "$WORK/w/sub"
 	cat >"$CONF" <<-EOF
 		broken {
@@ -196,6 +196,10 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	EOF
 	cell up -f "$CONF" >/dev/null
 	rmdir "$WORK/w/sub"
+}
+
+@test "an exec.stop that fails before its command runs is reaped: down stops the jail at once" {
+	up_broken
 	SECONDS=0
 	# -t 10: were the failed process left a zombie in the jail's pid
 	# namespace, the stop would wait out those 10 s (and fail).
@@ -209,17 +213,7 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 
 @test "an exec.stop that fails before the joiner hands it over is reaped: down stops the jail at once" {
 	[ -x "${CELL_TESTPOINTS:-}" ] || skip "needs the test-testpoints build (CELL_TESTPOINTS)"
-	mkdir -p "$WORK/w/sub"
-	cat >"$CONF" <<-EOF
-		broken {
-		    bind = "$WORK/w:/mnt";
-		    workdir = "/mnt/sub";
-		    exec.start = "exec sleep 100";
-		    exec.stop = "true";
-		}
-	EOF
-	cell up -f "$CONF" >/dev/null
-	rmdir "$WORK/w/sub"
+	up_broken
 	# The joiner pauses before it hands the process over (no pause
 	# file: it is in the jail's mounts by then); the process fails at
 	# its chdir meanwhile, and its error reaches cell first.
@@ -227,7 +221,7 @@ name=web hostname=web.example nrtask=50 memory=64M init=false" ]
 	CELL_TEST_PAUSE=exec:handover "$CELL_TESTPOINTS" --root "$STATE" down -f "$CONF" -t 10 \
 		>"$WORK/down.out" 2>&1 &
 	down_pid=$!
-	HOOK_PIDS+=("$down_pid")
+	BG_PIDS+=("$down_pid")
 	# cell's children: the failed process, a zombie, and the joiner.
 	for ((i = 0; i < 100; i++)); do
 		ps -o stat= --ppid "$down_pid" | grep -q Z && break
