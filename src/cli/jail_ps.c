@@ -2,6 +2,7 @@
  * jail_ps.c - `cell ps` (a jail's processes) and `cell stats` (what
  * jails use: CPU, memory, tasks), over stats.h.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,8 +12,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "passwd.h"
 #include "stats.h"
 #include "store.h"
+#include "untrusted.h"
 
 #define STATS_INTERVAL_MS  1000 /* a live view's refresh */
 #define STATS_NO_STREAM_MS 500	/* --no-stream: the two samples' distance */
@@ -60,41 +63,19 @@ static void stats_usage(FILE *out)
 static const char *user_name(uid_t uid)
 {
 	static char *text;
+	static size_t len;
 	static bool read_done;
-	char buf[32];
+	static struct passwd_user u;
+	struct cell_err ignored;
 
 	if (!read_done) {
-		FILE *f = fopen("/etc/passwd", "re");
-		size_t cap = 0;
-
 		read_done = true;
-		if (f != NULL) {
-			if (getdelim(&text, &cap, '\0', f) < 0) {
-				free(text);
-				text = NULL;
-			}
-			fclose(f);
-		}
+		if (untrusted_read(AT_FDCWD, "/etc/passwd", 0, 16 << 20, &text, &len, &ignored) < 0)
+			text = NULL;
 	}
-	snprintf(buf, sizeof(buf), ":%u:", (unsigned int)uid);
-	for (char *line = text; line != NULL && *line != '\0';) {
-		char *end = strchr(line, '\n'), *colon = strchr(line, ':');
-
-		/* name:password:UID:... */
-		if (colon != NULL && (end == NULL || colon < end)) {
-			char *pw_end = strchr(colon + 1, ':');
-
-			if (pw_end != NULL && (end == NULL || pw_end < end) &&
-			    strncmp(pw_end, buf, strlen(buf)) == 0) {
-				static char name[64];
-
-				snprintf(name, sizeof(name), "%.*s", (int)(colon - line), line);
-				return name;
-			}
-		}
-		line = end != NULL ? end + 1 : NULL;
-	}
-	return NULL;
+	if (text == NULL || passwd_find(text, len, NULL, uid, &u) != 1)
+		return NULL;
+	return u.name;
 }
 
 /* --- cell ps --------------------------------------------------------- */
