@@ -138,7 +138,7 @@ int cmd_exec(const struct cli_global *g, int argc, char **argv)
 	s.proc.terminal = force_tty || (!no_tty && isatty(STDIN_FILENO));
 	/* The process's environment is the jail's (its record) with these
 	 * over it, never cell's; HOME is its user's, found in the jail. */
-	s.proc.user_env = true;
+	s.proc.home_env = s.proc.user_groups = true;
 	for (size_t i = 0; i < nenv; i++)
 		if (param_parse(param_get(PARAM_ENV), &s, envs[i], &e) < 0) {
 			cli_spell_flag_text(&e, param_get(PARAM_ENV), envs[i]);

@@ -326,7 +326,8 @@ static void run_exec_stop(const char *root, const char *name, const char *cmd, i
 	cell_err_clear(&e);
 	spec_init(&s);
 	s.name = strdup(name);
-	s.proc.user_env = true; /* HOME, groups: the jail's user's, as exec's */
+	/* HOME, groups: the jail's user's, as exec's */
+	s.proc.home_env = s.proc.user_groups = true;
 	if (s.name == NULL || spec_set_argv(&s, 3, argv, &e) < 0 || spec_validate(&s, &e) < 0 ||
 	    jail_exec(root, &s, timeout, &status, &e) < 0)
 		fprintf(stderr, "cell: down: jail %s: exec.stop: %s%s\n", name, e.msg,

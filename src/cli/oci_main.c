@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "oci.h"
 #include "oci_state.h"
+#include "param.h"
 #include "rootless.h"
 
 #ifndef CELL_VERSION
@@ -102,15 +103,25 @@ static const char *without_jail(const char *msg, const char *id)
 	return msg;
 }
 
-static void report(const struct oci_global *g, const char *level, const char *verb, const char *id,
-		   const struct cell_err *e)
+/* A parameter of the table as a config.json says it, where the engine's
+ * message refers to one ("... and pass cgroup_parent"); NULL: the table's
+ * name is kept. */
+static const char *config_spelling(int param)
 {
-	const char *why = e->exit_code == CELL_EXIT_NOTFOUND
+	return param == PARAM_CGROUP_PARENT ? "linux.cgroupsPath" : NULL;
+}
+
+static void report(const struct oci_global *g, const char *level, const char *verb, const char *id,
+		   const struct cell_err *err)
+{
+	const char *why = err->exit_code == CELL_EXIT_NOTFOUND
 				  ? " (exec: executable file not found in $PATH)"
-			  : e->exit_code == CELL_EXIT_NOEXEC ? " (exec: permission denied)"
-							     : "";
+			  : err->exit_code == CELL_EXIT_NOEXEC ? " (exec: permission denied)"
+							       : "";
+	struct cell_err spelled = *err, *e = &spelled;
 	char line[sizeof(e->msg) + 256];
 
+	cell_err_spell(e, NULL, config_spelling(e->about.ref));
 	if (id != NULL)
 		snprintf(line, sizeof(line), "%s: container %s: %s%s", verb, id,
 			 without_jail(e->msg, id), why);

@@ -872,6 +872,10 @@ int oci_process_parse(const json_t *process, struct jail_process *p, struct cell
 
 	if (!json_is_object(process))
 		return bad(e, "process", "must be an object");
+	/* An env without HOME gets the user's, from the container's
+	 * /etc/passwd, as runc and crun give it (images rely on it); never
+	 * the groups of its /etc/group (user_groups). */
+	p->home_env = true;
 	if (process_args(process, p, e) < 0 || process_env(process, p, e) < 0 ||
 	    process_cwd(process, p, e) < 0 || process_user(process, p, e) < 0 ||
 	    process_console(process, p, e) < 0 || process_caps(process, p, e) < 0 ||

@@ -79,7 +79,7 @@ static int resolve_groups(const struct jail_process *p, const char *name, struct
 	cleanup_free char *gr = NULL;
 	size_t len = 0;
 
-	if (p->group_name == NULL && (name == NULL || !p->user_env || p->has_groups))
+	if (p->group_name == NULL && (name == NULL || !p->user_groups || p->has_groups))
 		return 0;
 	/* Needed only for a group by name; for the extra groups alone, an
 	 * unreadable file (a FIFO...) means none. */
@@ -91,13 +91,23 @@ static int resolve_groups(const struct jail_process *p, const char *name, struct
 	if (p->group_name != NULL && (gr == NULL || !group_find(gr, len, p->group_name, &id->gid)))
 		return cell_err_param(e, PARAM_USER, 0, 0,
 				      "no group \"%s\" in the jail's /etc/group", p->group_name);
-	if (name == NULL || !p->user_env || p->has_groups || gr == NULL)
+	if (name == NULL || !p->user_groups || p->has_groups || gr == NULL)
 		return 0;
 	if (group_members(gr, len, name, id->groups, USER_GROUPS_MAX, &id->ngroups) < 0)
 		return cell_err_param(e, PARAM_USER, 0, 0,
 				      "%s is in more than %u groups of the jail's /etc/group", name,
 				      USER_GROUPS_MAX);
 	return 0;
+}
+
+/* Whether the payload's HOME is its user's home: the spec wants it and
+ * the environment has no HOME, or an empty one (runc replaces "HOME="
+ * too: docker's `-e HOME=` relies on it). */
+static bool wants_home(const struct jail_spec *s)
+{
+	const char *home = spec_env_get(s, "HOME");
+
+	return s->proc.home_env && (home == NULL || home[0] == '\0');
 }
 
 /*
@@ -112,7 +122,7 @@ static int resolve_groups(const struct jail_process *p, const char *name, struct
 static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cell_err *e)
 {
 	const struct jail_process *p = &s->proc;
-	bool want_home = p->user_env && spec_env_get(s, "HOME") == NULL;
+	bool want_home = wants_home(s);
 	cleanup_free char *pw = NULL;
 	struct passwd_user u;
 	size_t len = 0;
@@ -514,23 +524,28 @@ static void wait_created(const struct process_finish *f, struct cell_err *e)
 }
 
 /* The environment the payload gets: the spec's, with HOME=ID's home
- * added when the jail CLI wants one and the spec has none.  *ENV is the
- * spec's own array, or a new one (the process execs or exits soon: it
- * is never freed). */
+ * when wants_home(): added, or in the place of the empty "HOME=" (the
+ * variable once, as runc).  *ENV is the spec's own array, or a new one
+ * (the process execs or exits soon: it is never freed). */
 static int payload_env(const struct jail_spec *s, const struct ident *id, char ***env,
 		       struct cell_err *e)
 {
-	size_t n = s->proc.nenv;
+	size_t n = s->proc.nenv, at = n;
 	char **v;
 
 	*env = s->proc.env;
-	if (!s->proc.user_env || spec_env_get(s, "HOME") != NULL)
+	if (!wants_home(s))
 		return 0;
 	v = calloc(n + 2, sizeof(*v));
-	if (v == NULL || asprintf(&v[n], "HOME=%s", id->home) < 0)
+	if (v == NULL)
 		return cell_err_set(e, ENOMEM, "environment");
-	if (n > 0)
-		memcpy(v, s->proc.env, n * sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		v[i] = s->proc.env[i];
+		if (strcmp(v[i], "HOME=") == 0)
+			at = i;
+	}
+	if (asprintf(&v[at], "HOME=%s", id->home) < 0)
+		return cell_err_set(e, ENOMEM, "environment");
 	*env = v;
 	return 0;
 }

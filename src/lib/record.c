@@ -64,9 +64,10 @@ int record_spec(const json_t *rec, struct jail_spec *s, struct cell_err *e)
 		if (param_from_json(p, s, json_object_get(rec, p->name), e) < 0)
 			return cell_err_prefix(e, "state record: %s", p->name);
 	}
-	/* A jail CLI's jail (no OCI config recorded) started again from its
-	 * record finds HOME and the user's groups in its files again. */
-	s->proc.user_env = json_object_get(rec, "oci") == NULL;
+	/* A jail started again from its record finds HOME in its files
+	 * again; a jail CLI's (no OCI config recorded) its user's groups too. */
+	s->proc.home_env = true;
+	s->proc.user_groups = json_object_get(rec, "oci") == NULL;
 	return 0;
 }
 

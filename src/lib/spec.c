@@ -564,7 +564,7 @@ static int env_default(struct jail_spec *s, const char *key, const char *value, 
 
 int spec_env_jail(struct jail_spec *s, const char *term, struct cell_err *e)
 {
-	s->proc.user_env = true;
+	s->proc.home_env = s->proc.user_groups = true;
 	if (spec_env_path(s, e) < 0 ||
 	    (s->hostname != NULL && env_default(s, "HOSTNAME", s->hostname, e) < 0) ||
 	    env_default(s, "container", "cell", e) < 0)

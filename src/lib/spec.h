@@ -348,10 +348,14 @@ struct jail_process {
 	 * are then set there); NULL: the number above. */
 	char *user_name;
 	char *group_name;
-	/* The jail CLI's: HOME from the user's /etc/passwd line (else "/")
-	 * when the environment has none, and with -u the user's
-	 * supplementary groups from /etc/group (as docker -u). */
-	bool user_env;
+	/* HOME from the user's /etc/passwd line (else "/") when the
+	 * environment has none or an empty one: both front doors (runc sets
+	 * it so, and images rely on it). */
+	bool home_env;
+	/* The jail CLI's alone: with -u, the user's supplementary groups from
+	 * /etc/group (as docker -u).  Never OCI's: additionalGids only, as
+	 * runc. */
+	bool user_groups;
 
 	bool terminal; /* a new pty of the jail's own */
 	/* The five capability sets and no_new_privs: policy_defaults() fills
@@ -450,7 +454,7 @@ bool spec_valid_hostname(const char *host);
  * -e and env gave, which win: PATH (a default), HOSTNAME (the jail's),
  * container=cell, and with a pty TERM (TERM: the caller's; NULL: xterm);
  * HOME is the user's, found in the jail once it stands in its root
- * (proc.user_env).  Never the caller's environment.  After
+ * (proc.home_env; and proc.user_groups).  Never the caller's environment.  After
  * spec_validate() (the hostname).
  */
 int spec_env_jail(struct jail_spec *s, const char *term, struct cell_err *e);

@@ -138,6 +138,13 @@ make_users_root() {
 	[ "$output" = /mine ]
 }
 
+@test "an empty -e HOME= is the user's home, set once (as runc and docker)" {
+	make_users_root
+	run cell run -T --rootfs "$ROOT" -e HOME= -u alice -- env
+	[ "$status" -eq 0 ]
+	[ "$(grep '^HOME=' <<<"$output")" = HOME=/home/alice ]
+}
+
 @test "a jail file's jail gets the same environment, not cell up's" {
 	cat >"$WORK/cell.conf" <<-EOF
 		envd { env = "A=1"; bind = "$WORK:/srv"; exec.start = "env > /srv/env.new; mv /srv/env.new /srv/env; sleep 100"; }

@@ -212,6 +212,86 @@ hook_state() {
 	echo "$output" | grep -qx 'PATH=/bin'
 }
 
+# home_of: the HOME lines of the environment `env` printed ($output),
+# "none" when there is none.
+home_of() {
+	local h
+	h=$(echo "$output" | grep '^HOME=') || h=none
+	echo "$h"
+}
+
+@test "runc convention: a process whose env has no HOME gets its uid's home from the container's /etc/passwd" {
+	printf 'x:x:1001:1001::/home/x:/bin/sh\n' >>"$BUNDLE/rootfs/etc/passwd"
+	cfg '.process.env = ["PATH=/bin"]'
+	args env
+	oci_run
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/root ]
+	cfg '.process.user = {"uid": 1001, "gid": 1001}'
+	oci_run "$ID-x"
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/home/x ]
+}
+
+@test "runc convention: a process whose uid has no line in /etc/passwd, or no /etc/passwd, gets HOME=/" {
+	cfg '.process.env = ["PATH=/bin"] | .process.user = {"uid": 2000, "gid": 2000}'
+	args env
+	oci_run
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/ ]
+	rm "$BUNDLE/rootfs/etc/passwd"
+	cfg '.process.user = {"uid": 0, "gid": 0}'
+	oci_run "$ID-nopasswd"
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/ ]
+}
+
+@test "runc convention: a HOME in process.env is kept as given, an empty one is the uid's home (once)" {
+	cfg '.process.env = ["PATH=/bin", "HOME=/given"]'
+	args env
+	oci_run
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/given ]
+	cfg '.process.env = ["PATH=/bin", "HOME="]'
+	oci_run "$ID-empty"
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/root ]
+}
+
+@test "runc convention: exec of a process whose env has no HOME gets its uid's home, with args and with --process" {
+	cfg '.process.env = ["PATH=/bin"]'
+	args sleep 100
+	run_detached
+	# stdin a file of the test's: crun 1.8.1 chowns an exec's stdin to
+	# its user, and the host's /dev/null is no test's to change.
+	: >"$WORK/stdin"
+	run oci exec "$ID" env <"$WORK/stdin"
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/root ]
+	run oci exec -u 1000:1000 "$ID" env <"$WORK/stdin"
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/tmp ]
+	jq '.process | .args = ["env"] | .user = {"uid": 1000, "gid": 1000}' \
+		"$BUNDLE/config.json" >"$WORK/process.json"
+	run oci exec --process "$WORK/process.json" "$ID" <"$WORK/stdin"
+	[ "$status" -eq 0 ]
+	[ "$(home_of)" = HOME=/tmp ]
+}
+
+@test "runc convention: the process's supplementary groups are additionalGids alone, never its user's groups in /etc/group" {
+	printf 'wheel:x:10:user\nstaff:x:50:root,user\n' >>"$BUNDLE/rootfs/etc/group"
+	cfg '.process.user = {"uid": 1000, "gid": 1000, "additionalGids": [2000]}'
+	args checker ids
+	oci_run
+	[ "$status" -eq 0 ]
+	[ "${output##*groups=}" = 2000 ]
+	cfg '.process.user = {"uid": 0, "gid": 0}'
+	oci_run "$ID-root"
+	[ "$status" -eq 0 ]
+	groups=${output##*groups=}
+	[ -z "$groups" ] || [ "$groups" = 0 ]
+}
+
 @test "config: process: cwd is the working directory" {
 	cfg '.process.cwd = "/etc"'
 	args checker cwd

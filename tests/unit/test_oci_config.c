@@ -132,6 +132,10 @@ static void a_minimal_config_gives_a_container_of_its_own_mechanisms(void **stat
 	assert_null(s.proc.argv[1]);
 	assert_string_equal(s.proc.cwd, "/");
 	assert_true(s.proc.has_user && s.proc.has_gid && s.proc.has_groups);
+	/* HOME from the container's /etc/passwd, never its /etc/group's
+	 * groups (runc's). */
+	assert_true(s.proc.home_env);
+	assert_false(s.proc.user_groups);
 	assert_int_equal(s.proc.uid, 0);
 	assert_int_equal(s.proc.ngroups, 0);
 	/* No capabilities object: none, not "as they are". */
@@ -270,6 +274,8 @@ static void the_process_object_parses_alone_for_exec(void **state)
 	assert_string_equal(s.proc.argv[0], "ps");
 	assert_int_equal(s.proc.uid, 7);
 	assert_true(s.proc.terminal);
+	assert_true(s.proc.home_env);
+	assert_false(s.proc.user_groups);
 	spec_free(&s);
 	json_decref(j);
 	free(text);

@@ -320,6 +320,30 @@ static void a_bad_record_is_an_error_naming_the_key(void **state)
 	spec_free(&s);
 }
 
+/* Started again from its record, a jail finds HOME in its files; a jail
+ * CLI's jail its user's groups too, an OCI container (its config
+ * recorded) never: additionalGids alone, as runc. */
+static void a_record_gives_home_always_and_the_users_groups_to_the_jail_cli_alone(void **state)
+{
+	json_t *rec = json_pack("{s:s}", "name", "web");
+	struct jail_spec s;
+	struct cell_err e;
+
+	assert_non_null(rec);
+	spec_init(&s);
+	assert_int_equal(record_spec(rec, &s, &e), 0);
+	assert_true(s.proc.home_env);
+	assert_true(s.proc.user_groups);
+	spec_free(&s);
+	assert_int_equal(json_object_set_new(rec, "oci", json_pack("{s:s}", "bundle", "/b")), 0);
+	spec_init(&s);
+	assert_int_equal(record_spec(rec, &s, &e), 0);
+	assert_true(s.proc.home_env);
+	assert_false(s.proc.user_groups);
+	spec_free(&s);
+	json_decref(rec);
+}
+
 static void exec_takes_the_jail_and_its_process_under_its_own(void **state)
 {
 	struct jail_spec jail, s;
@@ -373,6 +397,8 @@ int main(void)
 		cmocka_unit_test(the_record_keeps_the_run_beside_the_spec),
 		cmocka_unit_test(a_record_of_an_older_cell_still_loads),
 		cmocka_unit_test(a_bad_record_is_an_error_naming_the_key),
+		cmocka_unit_test(
+			a_record_gives_home_always_and_the_users_groups_to_the_jail_cli_alone),
 		cmocka_unit_test(exec_takes_the_jail_and_its_process_under_its_own),
 	};
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

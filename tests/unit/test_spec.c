@@ -127,7 +127,7 @@ static void the_jail_environment_is_its_own(void **state)
 	assert_int_equal(spec_env_set(&s, "container=other", &e), 0);
 	assert_int_equal(spec_validate(&s, &e), 0);
 	assert_int_equal(spec_env_jail(&s, "vt100", &e), 0);
-	assert_true(s.proc.user_env);
+	assert_true(s.proc.home_env && s.proc.user_groups);
 	assert_string_equal(spec_env_get(&s, "HOSTNAME"), "web");
 	assert_string_equal(spec_env_get(&s, "container"), "other");
 	assert_non_null(spec_env_get(&s, "PATH"));
