@@ -13,8 +13,9 @@
 # Teardown fails on a program or keeper left there, and deletes it.
 load helpers
 
-# shellcheck source=../netns_mount.bash
-source "$BATS_TEST_DIRNAME/../netns_mount.bash"
+# netns_add, innet, netns_wrap_cell, netns_unwrap_cell; the /run/netns mount
+# shellcheck source=../netns.bash
+source "$BATS_TEST_DIRNAME/../netns.bash"
 setup_file() { netns_mount_note; }
 teardown_file() { netns_mount_restore; }
 
@@ -24,23 +25,8 @@ setup() {
 		skip "needs pasta or slirp4netns"
 	cell_setup
 	NETNS=cell-slirp-$$-${BATS_TEST_NUMBER}
-	ip netns add "$NETNS"
-	innet ip link set lo up
-	innet ip link add up0 type veth peer name up1
-	innet ip link set up1 up
-	innet ip addr add 192.0.2.1/24 dev up0
-	innet ip link set up0 up
-	innet ip route add default via 192.0.2.254 dev up0
-	REAL_CELL=$CELL
-	printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NETNS" "$REAL_CELL" \
-		>"$WORK/cell"
-	chmod +x "$WORK/cell"
-	CELL=$WORK/cell
-	if [ -x "${CELL_TESTPOINTS:-}" ]; then
-		printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NETNS" \
-			"$CELL_TESTPOINTS" >"$WORK/cell-tp"
-		chmod +x "$WORK/cell-tp"
-	fi
+	netns_add "$NETNS" uplink
+	netns_wrap_cell "$WORK"
 	HOOK_PIDS=()
 	SERVER_PIDS=()
 	RL_USER=
@@ -63,18 +49,12 @@ teardown() {
 		kill -KILL $left 2>/dev/null || true
 	fi
 	cell_teardown || errors+=("cell_teardown")
-	ip netns del "$NETNS" 2>/dev/null || true
-	CELL=$REAL_CELL
+	netns_unwrap_cell
 	unset CELL_PASTA CELL_SLIRP4NETNS
 	if [ "${#errors[@]}" -gt 0 ]; then
 		printf 'teardown: %s\n' "${errors[@]}" >&2
 		return 1
 	fi
-}
-
-# innet ARG...: ARG... in the test's namespace.
-innet() {
-	nsenter --net="/run/netns/$NETNS" "$@"
 }
 
 # serve ARG...: ARG... in the test's namespace, in the background, its
