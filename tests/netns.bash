@@ -17,6 +17,9 @@
 #   netns_unwrap_cell  $NETNS deleted, CELL the binary again
 #   netns_jails_rm CELL STATE  every jail of the state root STATE (as
 #       CELL in $NETNS lists them) removed with rm -f
+#   netns_end CELL STATE DIR  a benchmark's end, on success or failure:
+#       STATE's jails removed, $NETNS deleted, DIR removed, the /run/netns
+#       mount taken back if the run made it
 
 # shellcheck source=netns_mount.bash
 source "$(dirname "${BASH_SOURCE[0]}")/netns_mount.bash"
@@ -62,4 +65,11 @@ netns_jails_rm() {
 	[ -z "$names" ] && return 0
 	echo "$names" | xargs -r -n 100 nsenter --net="/run/netns/$NETNS" "$1" --root "$2" rm -f \
 		>/dev/null 2>&1
+}
+
+netns_end() {
+	netns_jails_rm "$1" "$2"
+	ip netns del "$NETNS" 2>/dev/null
+	rm -rf --one-file-system "$3"
+	netns_mount_restore
 }

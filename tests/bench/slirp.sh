@@ -40,17 +40,14 @@ res=$here/results/slirp-$(date +%Y%m%dT%H%M%S)
 mkdir -p "$state" "$res"
 
 NETNS=$ns
-# netns_add, innet, netns_jails_rm; the /run/netns mount
+# netns_add, innet, netns_end; the /run/netns mount
 # shellcheck source=../netns.bash
 source "$(dirname "$0")/../netns.bash"
 cell() { innet "$CELL" --root "$state" "$@"; }
 
 cleanup() {
 	set +e
-	netns_jails_rm "$CELL" "$state"
-	ip netns del "$ns" 2>/dev/null
-	rm -rf --one-file-system "$tmp"
-	netns_mount_restore
+	netns_end "$CELL" "$state" "$tmp"
 }
 netns_mount_note
 trap cleanup EXIT
