@@ -1,7 +1,8 @@
 # Throwaway users for running cell rootless, from tests that run as root
 # (tests/integration/rootless.bats, policy.bats's rootless run,
-# tests/bench/rootless.sh; tests/oci/rootless_user.bash builds the OCI
-# suite's and rootless podman's users on the same functions).
+# tests/bench/rootless.sh; slirp.bats's rootless user and
+# tests/oci/rootless_user.bash, the OCI suite's and rootless podman's,
+# are made on the same functions).
 #
 # The one user at a time, named by a variable prefix VAR:
 #   throwaway_user_add VAR TAG [no]  a user cell-tPID-TAG with its own
@@ -13,6 +14,8 @@
 #   throwaway_as VAR XDG CMD...  CMD as the user, in a clean environment
 #       (HOME, PATH, LANG=C, USER, LOGNAME, XDG_RUNTIME_DIR=XDG unless
 #       XDG is empty), its own group only
+#   throwaway_argv VAR XDG  TU_ARGV, the command line throwaway_as runs
+#       CMD with (for a caller that must put something before it: nsenter)
 #   throwaway_user_del VAR [GRACE]  removes whatever of it was made: any
 #       process of its uid or subordinate ids (after GRACE tenths of a
 #       second to end by themselves, default 30; returns 1 when one had
@@ -95,14 +98,20 @@ throwaway_user_add() {
 }
 
 throwaway_as() {
-	local var=$1 xdg=$2 name uid gid home
+	local -a TU_ARGV
+	throwaway_argv "$1" "$2" || return 1
 	shift 2
+	"${TU_ARGV[@]}" "$@"
+}
+
+throwaway_argv() {
+	local var=$1 xdg=$2 name uid gid home
 	name=${var}_USER uid=${var}_UID gid=${var}_GID home=${var}_HOME
 	name=${!name:-} uid=${!uid:-} gid=${!gid:-} home=${!home:-}
 	[ -n "$uid" ] || { echo "throwaway_as: no user $var" >&2 && return 1; }
-	setpriv --reuid "$uid" --regid "$gid" --init-groups \
-		env -i HOME="$home" PATH="$RL_PATH" LANG=C USER="$name" LOGNAME="$name" \
-		${xdg:+XDG_RUNTIME_DIR="$xdg"} "$@"
+	TU_ARGV=(setpriv --reuid "$uid" --regid "$gid" --init-groups
+		env -i HOME="$home" PATH="$RL_PATH" LANG=C USER="$name" LOGNAME="$name")
+	[ -z "$xdg" ] || TU_ARGV+=(XDG_RUNTIME_DIR="$xdg")
 }
 
 throwaway_user_del() {

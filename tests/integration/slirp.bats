@@ -16,6 +16,9 @@ load helpers
 # netns_add, innet, netns_wrap_cell, netns_unwrap_cell; the /run/netns mount
 # shellcheck source=../netns.bash
 source "$BATS_TEST_DIRNAME/../netns.bash"
+# throwaway_user_add, throwaway_as, throwaway_user_del (the rootless tests)
+# shellcheck source=../rootless.bash
+source "$BATS_TEST_DIRNAME/../rootless.bash"
 setup_file() { netns_mount_note; }
 teardown_file() { netns_mount_restore; }
 
@@ -427,20 +430,14 @@ lifecycle() {
 
 # --- rootless -----------------------------------------------------------
 
-# rl_setup: a throwaway user with subordinate ids, cell copied where it
-# can run it; RL runs a command as that user in the test's namespace.
+# rl_setup: a throwaway user with subordinate ids (tests/rootless.bash),
+# cell copied where it can run it; RL runs a command as that user in the
+# test's namespace, with no XDG_RUNTIME_DIR (its state root
+# /tmp/cell-UID) and CELL_PASTA passed on.
 rl_setup() {
-	local uid
 	command -v setpriv >/dev/null || skip "needs setpriv"
-	for uid in $(seq 3901000 3901200); do
-		getent passwd "$uid" >/dev/null || break
-	done
-	RL_USER=cell-t$$-sl
-	useradd -M -N -u "$uid" "$RL_USER"
-	RL_SUB=$((3000000000 + (uid - 3901000) * 65536 + 7000000))
-	usermod --add-subuids "$RL_SUB-$((RL_SUB + 65535))" \
-		--add-subgids "$RL_SUB-$((RL_SUB + 65535))" "$RL_USER"
-	RL_UID=$uid
+	throwaway_user_add SL sl
+	RL_USER=$SL_USER RL_UID=$SL_UID
 	RL_BIN=$(mktemp -d /tmp/cell-slirp-bin.XXXXXX)
 	cp "$REAL_CELL" "$RL_BIN/cell"
 	chmod 755 "$RL_BIN" "$RL_BIN/cell"
@@ -448,9 +445,9 @@ rl_setup() {
 }
 
 RL() {
-	nsenter --net="/run/netns/$NETNS" setpriv --reuid "$RL_UID" --regid 100 --clear-groups \
-		env HOME=/ XDG_RUNTIME_DIR= PATH=/usr/local/bin:/usr/bin:/bin \
-		${CELL_PASTA:+CELL_PASTA=$CELL_PASTA} "$@"
+	local -a TU_ARGV
+	throwaway_argv SL ""
+	innet "${TU_ARGV[@]}" ${CELL_PASTA:+CELL_PASTA=$CELL_PASTA} "$@"
 }
 
 rl_teardown() {
@@ -459,9 +456,8 @@ rl_teardown() {
 		RL "$RL_BIN/cell" rm -f "$name" >/dev/null 2>&1 || ret=1
 	done
 	[ -z "$(ls -A "$RL_STATE" 2>/dev/null)" ] || ret=1
-	rm -rf "$RL_STATE" "$RL_BIN"
-	userdel "$RL_USER" 2>/dev/null || true
-	sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+	rm -rf "$RL_BIN"
+	throwaway_user_del SL || ret=1
 	RL_USER=
 	return $ret
 }
