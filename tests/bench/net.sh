@@ -57,27 +57,21 @@ ostate=$tmp/old-state
 res=$here/results/net-$(date +%Y%m%dT%H%M%S)
 mkdir -p "$state" "$ostate" "$res"
 
-innet() { nsenter --net="/run/netns/$ns" "$@"; }
+NETNS=$ns
+# netns_add, innet, netns_end; the /run/netns mount
+# shellcheck source=../netns.bash
+source "$(dirname "$0")/../netns.bash"
 cell() { innet "$CELL" --root "$state" "$@"; }
 
 cleanup() {
-	local names
 	set +e
-	names=$(cell ls -aq 2>/dev/null)
-	[ -n "$names" ] && echo "$names" | xargs -r -n 100 nsenter --net="/run/netns/$ns" \
-		"$CELL" --root "$state" rm -f >/dev/null 2>&1
 	[ -n "$OLD" ] && innet "$OLD" --root "$ostate" rm -f keeper srv cli >/dev/null 2>&1
-	ip netns del "$ns" 2>/dev/null
-	rm -rf --one-file-system "$tmp"
-	netns_mount_restore
+	netns_end "$CELL" "$state" "$tmp"
 }
-# shellcheck source=../netns_mount.bash
-source "$(dirname "$0")/../netns_mount.bash"
 netns_mount_note
 trap cleanup EXIT
 
-ip netns add "$ns"
-ip -n "$ns" link set lo up
+netns_add "$ns"
 exec > >(tee "$res/summary.txt") 2>&1
 
 echo "cell: $CELL ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'))"

@@ -39,31 +39,20 @@ state=$tmp/state
 res=$here/results/slirp-$(date +%Y%m%dT%H%M%S)
 mkdir -p "$state" "$res"
 
-innet() { nsenter --net="/run/netns/$ns" "$@"; }
+NETNS=$ns
+# netns_add, innet, netns_end; the /run/netns mount
+# shellcheck source=../netns.bash
+source "$(dirname "$0")/../netns.bash"
 cell() { innet "$CELL" --root "$state" "$@"; }
 
 cleanup() {
-	local names
 	set +e
-	names=$(cell ls -aq 2>/dev/null)
-	[ -n "$names" ] && echo "$names" | xargs -r -n 100 nsenter --net="/run/netns/$ns" \
-		"$CELL" --root "$state" rm -f >/dev/null 2>&1
-	ip netns del "$ns" 2>/dev/null
-	rm -rf --one-file-system "$tmp"
-	netns_mount_restore
+	netns_end "$CELL" "$state" "$tmp"
 }
-# shellcheck source=../netns_mount.bash
-source "$(dirname "$0")/../netns_mount.bash"
 netns_mount_note
 trap cleanup EXIT
 
-ip netns add "$ns"
-innet ip link set lo up
-innet ip link add up0 type veth peer name up1
-innet ip link set up1 up
-innet ip addr add 192.0.2.1/24 dev up0
-innet ip link set up0 up
-innet ip route add default via 192.0.2.254 dev up0
+netns_add "$ns" uplink
 exec > >(tee "$res/summary.txt") 2>&1
 
 echo "cell: $CELL ($(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'))"

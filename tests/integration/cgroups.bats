@@ -31,24 +31,6 @@ v1_host() {
 	[ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]
 }
 
-# jail_sh ARG... SCRIPT: SCRIPT in a jail of `cell run ARG...`, behind
-# the guard.
-jail_sh() {
-	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
-		sh -c "$JAIL_GUARD_SH"$'\n'"${!#}"
-}
-
-# in_pidns PIDNS: the host pids whose pid namespace is PIDNS, but
-# zombies (a detached jail's pid 1 waits for the host's init to reap it).
-in_pidns() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$1" ] && ! pid_ended "${p#/proc/}" &&
-			echo "${p#/proc/}"
-	done
-	return 0
-}
-
 @test "a --rootfs jail cannot open a host device bound in: EPERM from its devices cgroup" {
 	run jail_sh --rootfs "$WORK/root" --bind "$DEV_NODE:/tmp/lc:dev" \
 		'(: </tmp/lc); echo "status $?"'

@@ -12,12 +12,7 @@ load helpers
 
 setup() {
 	cell_setup
-	command -v setpriv >/dev/null || skip "no setpriv"
-	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
-		skip "$CELL is not executable by nobody"
-	chmod 755 "$WORK"
-	mkdir -m 0700 "$WORK/xdg"
-	chown 65534:65534 "$WORK/xdg"
+	nobody_xdg
 	ROOTLESS_STATE=$WORK/xdg/cell
 	DELEG=""
 }
@@ -40,16 +35,6 @@ teardown() {
 as_user() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env XDG_RUNTIME_DIR="$WORK/xdg" "$CELL" "$@"
-}
-
-# in_pidns PIDNS: the host pids whose pid namespace is PIDNS, but zombies.
-in_pidns() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$1" ] && ! pid_ended "${p#/proc/}" &&
-			echo "${p#/proc/}"
-	done
-	return 0
 }
 
 # The cgroup2 mount: the whole /sys/fs/cgroup, or a hybrid host's unified.

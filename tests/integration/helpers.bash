@@ -45,6 +45,36 @@ def try_call(name, f, *args):
         print(name, errno.errorcode[e.errno], flush=True)
 '
 
+# jail_sh [OPTION...] SCRIPT: `cell run OPTION... -- sh -c SCRIPT` behind
+# JAIL_GUARD_SH, the host's namespaces in the jail's environment for it.
+# jail_py [OPTION...] CODE: the same with python3 -c behind $GUARD_PY (a
+# file's JAIL_GUARD_PY with more of its own), else JAIL_GUARD_PY.
+jail_sh() {
+	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
+		sh -c "$JAIL_GUARD_SH"$'\n'"${!#}"
+}
+
+jail_py() {
+	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
+		python3 -c "${GUARD_PY:-$JAIL_GUARD_PY}${!#}"
+}
+
+# nobody_runs_cell: skips the test unless setpriv is there and nobody
+# (65534) may execute $CELL.  nobody_xdg: then $WORK/xdg, a 0700
+# XDG_RUNTIME_DIR of nobody's ($WORK made 0755 for nobody to reach it).
+nobody_runs_cell() {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
+		skip "$CELL is not executable by nobody"
+}
+
+nobody_xdg() {
+	nobody_runs_cell
+	chmod 755 "$WORK"
+	mkdir -m 0700 "$WORK/xdg"
+	chown 65534:65534 "$WORK/xdg"
+}
+
 # cell_cgroup_leaf NAME: the name of jail NAME's cgroups under $STATE,
 # cell-HASH-NAME (HASH: FNV-1a of the state root, as cgroup.c): tests look
 # for exactly their own, never for a user's or another test run's jail
@@ -256,6 +286,18 @@ pid_ended() {
 	local state
 	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
 	[ -z "$state" ] || [ "$state" = Z ]
+}
+
+# in_pidns PIDNS: the host pids whose pid namespace is PIDNS (a
+# readlink of /proc/PID/ns/pid), but zombies (a detached jail's pid 1
+# waits for the host's init to reap it).
+in_pidns() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$1" ] && ! pid_ended "${p#/proc/}" &&
+			echo "${p#/proc/}"
+	done
+	return 0
 }
 
 # wait_ended PID [TENTHS]: wait until pid_ended PID (default 5 s).

@@ -230,9 +230,7 @@ as_nobody() {
 }
 
 @test "without root, a state root the user does not own is refused for every command, exit 125, and nothing is made in it" {
-	command -v setpriv >/dev/null || skip "no setpriv"
-	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
-		skip "$CELL is not executable by nobody"
+	nobody_runs_cell
 	chmod 755 "$WORK"
 	mkdir -m 0755 "$WORK/roots-root"
 	for cmd in "run -- true" "ls" "exec web true" "stop web" "rm web" "inspect web" \
@@ -247,12 +245,7 @@ as_nobody() {
 }
 
 @test "without root and without --root, a jail runs rootless in \$XDG_RUNTIME_DIR/cell, made 0700 and the user's" {
-	command -v setpriv >/dev/null || skip "no setpriv"
-	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
-		skip "$CELL is not executable by nobody"
-	chmod 755 "$WORK"
-	mkdir -m 0700 "$WORK/xdg"
-	chown 65534:65534 "$WORK/xdg"
+	nobody_xdg
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env XDG_RUNTIME_DIR="$WORK/xdg" "$CELL" run -- /bin/sh -c 'id -u; cat /proc/self/uid_map; echo $$'
 	[ "$status" -eq 0 ]
@@ -263,9 +256,7 @@ as_nobody() {
 }
 
 @test "without root, help, the version and oci spec still work" {
-	command -v setpriv >/dev/null || skip "no setpriv"
-	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CELL" ||
-		skip "$CELL is not executable by nobody"
+	nobody_runs_cell
 	as_nobody --help
 	[ "$status" -eq 0 ]
 	as_nobody run --help

@@ -17,8 +17,9 @@ GW6=2001:db8::1/64
 # The bridge and gateways every bridged jail of a test is given.
 BR=(--net bridge:cellt0 --gateway "$GW4" --gateway "$GW6")
 
-# shellcheck source=../netns_mount.bash
-source "$BATS_TEST_DIRNAME/../netns_mount.bash"
+# netns_add, innet, netns_wrap_cell, netns_unwrap_cell; the /run/netns mount
+# shellcheck source=../netns.bash
+source "$BATS_TEST_DIRNAME/../netns.bash"
 setup_file() { netns_mount_note; }
 teardown_file() { netns_mount_restore; }
 
@@ -26,20 +27,10 @@ setup() {
 	command -v nsenter >/dev/null || skip "needs nsenter"
 	cell_setup
 	NETNS=cell-test-$$-${BATS_TEST_NUMBER}
-	ip netns add "$NETNS"
-	ip -n "$NETNS" link set lo up
-	REAL_CELL=$CELL
+	netns_add "$NETNS"
 	# cell-net beside cell (build/cell-net): the wrappers only enter
-	# the namespace, exec keeps the pid (pause files name it).
-	printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NETNS" "$REAL_CELL" \
-		>"$WORK/cell"
-	chmod +x "$WORK/cell"
-	CELL=$WORK/cell
-	if [ -x "${CELL_TESTPOINTS:-}" ]; then
-		printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NETNS" \
-			"$CELL_TESTPOINTS" >"$WORK/cell-tp"
-		chmod +x "$WORK/cell-tp"
-	fi
+	# the namespace.
+	netns_wrap_cell "$WORK"
 	HOOK_PIDS=()
 }
 
@@ -70,17 +61,11 @@ teardown() {
 	left=$(net_leftovers | tr '\n' ' ')
 	[ -z "$left" ] || errors+=("left in the namespace: $left")
 	cell_teardown || errors+=("cell_teardown")
-	ip netns del "$NETNS" 2>/dev/null || true
-	CELL=$REAL_CELL
+	netns_unwrap_cell
 	if [ "${#errors[@]}" -gt 0 ]; then
 		printf 'teardown: %s\n' "${errors[@]}" >&2
 		return 1
 	fi
-}
-
-# innet ARG...: ARG... in the test's namespace.
-innet() {
-	nsenter --net="/run/netns/$NETNS" "$@"
 }
 
 # a_server NAME ARG...: a detached bridged jail NAME serving "hello NAME"

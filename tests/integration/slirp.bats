@@ -13,8 +13,12 @@
 # Teardown fails on a program or keeper left there, and deletes it.
 load helpers
 
-# shellcheck source=../netns_mount.bash
-source "$BATS_TEST_DIRNAME/../netns_mount.bash"
+# netns_add, innet, netns_wrap_cell, netns_unwrap_cell; the /run/netns mount
+# shellcheck source=../netns.bash
+source "$BATS_TEST_DIRNAME/../netns.bash"
+# throwaway_user_add, throwaway_as, throwaway_user_del (the rootless tests)
+# shellcheck source=../rootless.bash
+source "$BATS_TEST_DIRNAME/../rootless.bash"
 setup_file() { netns_mount_note; }
 teardown_file() { netns_mount_restore; }
 
@@ -24,23 +28,8 @@ setup() {
 		skip "needs pasta or slirp4netns"
 	cell_setup
 	NETNS=cell-slirp-$$-${BATS_TEST_NUMBER}
-	ip netns add "$NETNS"
-	innet ip link set lo up
-	innet ip link add up0 type veth peer name up1
-	innet ip link set up1 up
-	innet ip addr add 192.0.2.1/24 dev up0
-	innet ip link set up0 up
-	innet ip route add default via 192.0.2.254 dev up0
-	REAL_CELL=$CELL
-	printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NETNS" "$REAL_CELL" \
-		>"$WORK/cell"
-	chmod +x "$WORK/cell"
-	CELL=$WORK/cell
-	if [ -x "${CELL_TESTPOINTS:-}" ]; then
-		printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s %s "$@"\n' "$NETNS" \
-			"$CELL_TESTPOINTS" >"$WORK/cell-tp"
-		chmod +x "$WORK/cell-tp"
-	fi
+	netns_add "$NETNS" uplink
+	netns_wrap_cell "$WORK"
 	HOOK_PIDS=()
 	SERVER_PIDS=()
 	RL_USER=
@@ -63,18 +52,12 @@ teardown() {
 		kill -KILL $left 2>/dev/null || true
 	fi
 	cell_teardown || errors+=("cell_teardown")
-	ip netns del "$NETNS" 2>/dev/null || true
-	CELL=$REAL_CELL
+	netns_unwrap_cell
 	unset CELL_PASTA CELL_SLIRP4NETNS
 	if [ "${#errors[@]}" -gt 0 ]; then
 		printf 'teardown: %s\n' "${errors[@]}" >&2
 		return 1
 	fi
-}
-
-# innet ARG...: ARG... in the test's namespace.
-innet() {
-	nsenter --net="/run/netns/$NETNS" "$@"
 }
 
 # serve ARG...: ARG... in the test's namespace, in the background, its
@@ -447,20 +430,14 @@ lifecycle() {
 
 # --- rootless -----------------------------------------------------------
 
-# rl_setup: a throwaway user with subordinate ids, cell copied where it
-# can run it; RL runs a command as that user in the test's namespace.
+# rl_setup: a throwaway user with subordinate ids (tests/rootless.bash),
+# cell copied where it can run it; RL runs a command as that user in the
+# test's namespace, with no XDG_RUNTIME_DIR (its state root
+# /tmp/cell-UID) and CELL_PASTA passed on.
 rl_setup() {
-	local uid
 	command -v setpriv >/dev/null || skip "needs setpriv"
-	for uid in $(seq 3901000 3901200); do
-		getent passwd "$uid" >/dev/null || break
-	done
-	RL_USER=cell-t$$-sl
-	useradd -M -N -u "$uid" "$RL_USER"
-	RL_SUB=$((3000000000 + (uid - 3901000) * 65536 + 7000000))
-	usermod --add-subuids "$RL_SUB-$((RL_SUB + 65535))" \
-		--add-subgids "$RL_SUB-$((RL_SUB + 65535))" "$RL_USER"
-	RL_UID=$uid
+	throwaway_user_add SL sl
+	RL_USER=$SL_USER RL_UID=$SL_UID
 	RL_BIN=$(mktemp -d /tmp/cell-slirp-bin.XXXXXX)
 	cp "$REAL_CELL" "$RL_BIN/cell"
 	chmod 755 "$RL_BIN" "$RL_BIN/cell"
@@ -468,9 +445,9 @@ rl_setup() {
 }
 
 RL() {
-	nsenter --net="/run/netns/$NETNS" setpriv --reuid "$RL_UID" --regid 100 --clear-groups \
-		env HOME=/ XDG_RUNTIME_DIR= PATH=/usr/local/bin:/usr/bin:/bin \
-		${CELL_PASTA:+CELL_PASTA=$CELL_PASTA} "$@"
+	local -a TU_ARGV
+	throwaway_argv SL ""
+	innet "${TU_ARGV[@]}" ${CELL_PASTA:+CELL_PASTA=$CELL_PASTA} "$@"
 }
 
 rl_teardown() {
@@ -479,9 +456,8 @@ rl_teardown() {
 		RL "$RL_BIN/cell" rm -f "$name" >/dev/null 2>&1 || ret=1
 	done
 	[ -z "$(ls -A "$RL_STATE" 2>/dev/null)" ] || ret=1
-	rm -rf "$RL_STATE" "$RL_BIN"
-	userdel "$RL_USER" 2>/dev/null || true
-	sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+	rm -rf "$RL_BIN"
+	throwaway_user_del SL || ret=1
 	RL_USER=
 	return $ret
 }

@@ -8,10 +8,20 @@
 # is left, a process of it still runs, the root is not empty or a cgroup
 # cell named after $ROOT is left (then removed), and removes its
 # directories in every case.
+#
+# tests/oci/rootless.bats loads this file for edit_config, status_of,
+# wait_status, gone and clean_root, with OCI_AS naming the command that
+# runs cell-oci as its throwaway user (on that user's default state
+# root).
 
 bats_require_minimum_version 1.5.0
 
 OCI=${CELL_OCI:-$BATS_TEST_DIRNAME/../../build/cell-oci}
+# OCI_AS: empty (cell-oci run as root on $ROOT, by oci()), or a command
+# (a function of the test file) that runs cell-oci ARGS as someone else,
+# on that someone's default state root; status_of, wait_status and
+# clean_root then call it instead.
+OCI_AS=${OCI_AS:-}
 
 # shellcheck source=../cgroup_name.bash
 source "$BATS_TEST_DIRNAME/../cgroup_name.bash"
@@ -62,15 +72,17 @@ make_bundle() {
 	mv "$dir/config.json.new" "$dir/config.json"
 }
 
-# edit_config JQ-FILTER: changes $BUNDLE/config.json.
+# edit_config JQ-ARGS...: changes $BUNDLE/config.json, which stays its
+# owner's (a throwaway user's bundle stays the user's to read).
 edit_config() {
 	jq "$@" "$BUNDLE/config.json" >"$BUNDLE/config.json.new"
+	chown --reference="$BUNDLE/config.json" "$BUNDLE/config.json.new"
 	mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"
 }
 
-# status_of ID: the container's status, from cell-oci state.
+# status_of ID: the container's status, from cell-oci state (as $OCI_AS).
 status_of() {
-	oci state "$1" | jq -r .status
+	${OCI_AS:-oci} state "$1" | jq -r .status
 }
 
 # wait_status ID STATUS: until the container has STATUS (10 s at most).
@@ -103,22 +115,36 @@ oci_setup() {
 	mkdir -p "$BUNDLE"
 }
 
-oci_teardown() {
-	local id pid cg errors=()
-	if [ -d "$ROOT" ]; then
-		for id in $("$OCI" --root "$ROOT" list -q 2>/dev/null); do
-			pid=$("$OCI" --root "$ROOT" state "$id" 2>/dev/null | jq -r .pid)
-			"$OCI" --root "$ROOT" delete -f "$id" >/dev/null 2>&1 ||
-				errors+=("container $id: delete -f failed")
-			if [ -n "$pid" ] && [ "$pid" != 0 ] && ! gone "$pid"; then
-				errors+=("container $id: pid $pid still runs")
-				kill -9 "$pid"
-			fi
-		done
-		if [ -n "$(ls -A "$ROOT" 2>/dev/null)" ]; then
-			errors+=("state left in $ROOT: $(ls -A "$ROOT" | tr '\n' ' ')")
+# clean_root ROOT: deletes (-f) every container of the state root ROOT
+# (by cell-oci, as $OCI_AS if set) and removes ROOT; fails, saying why,
+# when a container was there, its process outlived delete -f (then
+# killed) or ROOT was not left empty.
+clean_root() {
+	local root=$1 id pid errors=()
+	local -a run=("$OCI")
+	[ -n "$OCI_AS" ] && run=("$OCI_AS")
+	[ -d "$root" ] || return 0
+	for id in $("${run[@]}" --root "$root" list -q 2>/dev/null); do
+		pid=$("${run[@]}" --root "$root" state "$id" 2>/dev/null | jq -r .pid)
+		"${run[@]}" --root "$root" delete -f "$id" >/dev/null 2>&1 ||
+			errors+=("container $id: delete -f failed")
+		if [ -n "$pid" ] && [ "$pid" != 0 ] && ! gone "$pid"; then
+			errors+=("container $id: pid $pid still runs")
+			kill -9 "$pid"
 		fi
+	done
+	if [ -n "$(ls -A "$root" 2>/dev/null)" ]; then
+		errors+=("state left in $root: $(ls -A "$root" | tr '\n' ' ')")
 	fi
+	rm -rf --one-file-system "$root"
+	[ ${#errors[@]} -eq 0 ] && return 0
+	printf 'teardown: %s\n' "${errors[@]}" >&2
+	return 1
+}
+
+oci_teardown() {
+	local pid cg ret=0 errors=()
+	clean_root "$ROOT" || ret=1
 	for pid in "${PIDS[@]}"; do
 		kill -9 "$pid" 2>/dev/null || true
 	done
@@ -131,4 +157,5 @@ oci_teardown() {
 		printf 'teardown: %s\n' "${errors[@]}" >&2
 		return 1
 	fi
+	return "$ret"
 }

@@ -17,6 +17,10 @@
 bats_require_minimum_version 1.5.0
 
 load rootless_user
+# edit_config, status_of, wait_status, gone and clean_root, run as the
+# first user (OCI_AS) unless a caller names the second.
+load cli_helpers
+OCI_AS=u1
 
 HOST_UTS=$(readlink /proc/self/ns/uts)
 HOST_PID=$(readlink /proc/self/ns/pid)
@@ -67,65 +71,12 @@ spec_bundle() {
 		'.root.path = $root | .process.terminal = false | .process.args = $args'
 }
 
-# edit_config JQ-ARGS...: changes $BUNDLE/config.json (the user's).
-edit_config() {
-	jq "$@" "$BUNDLE/config.json" >"$BUNDLE/config.json.new"
-	chown "$U1_UID:$U1_GID" "$BUNDLE/config.json.new"
-	mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"
-}
-
-# wait_status USER-FN ID STATUS: until the container has STATUS (10 s).
-wait_status() {
-	local i s
-	for ((i = 0; i < 100; i++)); do
-		s=$("$1" state "$2" 2>/dev/null | jq -r .status)
-		[ "$s" = "$3" ] && return 0
-		sleep 0.1
-	done
-	echo "container $2: status $s, not $3" >&2
-	return 1
-}
-
-# gone PID: true once PID has ended (a zombie has), polled for 5 s.
-gone() {
-	local i state
-	for ((i = 0; i < 50; i++)); do
-		state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 0
-		[ -z "$state" ] || [ "$state" = Z ] || [ "$state" = X ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# clean_root USER-FN ROOT: deletes -f every container of ROOT; fails
-# (after removing ROOT) when one was there or ROOT is not left empty.
-clean_root() {
-	local fn=$1 root=$2 id pid errors=0
-	[ -d "$root" ] || return 0
-	for id in $("$fn" --root "$root" list -q 2>/dev/null); do
-		pid=$("$fn" --root "$root" state "$id" 2>/dev/null | jq -r .pid)
-		"$fn" --root "$root" delete -f "$id" >/dev/null 2>&1 ||
-			{ echo "teardown: container $id: delete -f failed" >&2; errors=1; }
-		if [ -n "$pid" ] && [ "$pid" != 0 ] && ! gone "$pid"; then
-			echo "teardown: container $id: pid $pid still runs" >&2
-			kill -9 "$pid"
-			errors=1
-		fi
-	done
-	if [ -n "$(ls -A "$root")" ]; then
-		echo "teardown: state left in $root: $(ls -A "$root" | tr '\n' ' ')" >&2
-		errors=1
-	fi
-	rm -rf --one-file-system "$root"
-	return "$errors"
-}
-
 teardown() {
 	local errors=0 pid
-	clean_root u1 "$U1_XDG/cell-oci" || errors=1
-	clean_root u1 "/tmp/cell-oci-$U1_UID" || errors=1
-	clean_root u2 "$U2_XDG/cell-oci" || errors=1
-	clean_root u2 "/tmp/cell-oci-$U2_UID" || errors=1
+	clean_root "$U1_XDG/cell-oci" || errors=1
+	clean_root "/tmp/cell-oci-$U1_UID" || errors=1
+	OCI_AS=u2 clean_root "$U2_XDG/cell-oci" || errors=1
+	OCI_AS=u2 clean_root "/tmp/cell-oci-$U2_UID" || errors=1
 	for pid in "${PIDS[@]}"; do
 		kill -9 "$pid" 2>/dev/null || true
 	done
@@ -215,7 +166,7 @@ teardown() {
 	u1 create --bundle "$BUNDLE" c1
 	[ "$(u1 state c1 | jq -r .status)" = created ]
 	u1 start c1
-	wait_status u1 c1 running
+	wait_status c1 running
 	run u1 exec c1 sh -c 'echo in exec; id -u'
 	[ "$status" -eq 0 ]
 	[ "$output" = "in exec
@@ -224,7 +175,7 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | jq length)" -ge 1 ]
 	u1 kill c1 TERM
-	wait_status u1 c1 stopped
+	wait_status c1 stopped
 	u1 delete c1
 	[ -z "$(u1 list -q)" ]
 }
@@ -297,7 +248,7 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ "$output" = 1000 ]
 	u1 kill c1 TERM
-	wait_status u1 c1 stopped
+	wait_status c1 stopped
 	u1 delete c1
 }
 

@@ -20,17 +20,8 @@ def sys_call(name, nr, *args):
     return r
 '
 
-# jail_sh [OPTION...] SCRIPT, jail_py [OPTION...] CODE: in a new jail,
-# guarded.
-jail_sh() {
-	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
-		sh -c "$JAIL_GUARD_SH"$'\n'"${!#}"
-}
-
-jail_py() {
-	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
-		python3 -c "$GUARD_PY${!#}"
-}
+# jail_sh [OPTION...] SCRIPT, jail_py [OPTION...] CODE (helpers.bash):
+# in a new jail, behind the guard (jail_py's: GUARD_PY).
 
 setup() {
 	cell_setup

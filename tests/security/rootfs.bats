@@ -22,11 +22,6 @@ teardown() {
 	return $r
 }
 
-jail_sh() {
-	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
-		sh -c "$JAIL_GUARD_SH"$'\n'"${!#}"
-}
-
 @test "a --rootfs that is a symlink to / is refused, not run on the host's root" {
 	ln -s / "$WORK/root"
 	run --separate-stderr cell run --rootfs "$WORK/root" --rw -- /bin/true

@@ -17,16 +17,6 @@ load ../integration/helpers
 
 GUARD_PY=$JAIL_GUARD_PY
 
-jail_sh() {
-	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
-		sh -c "$JAIL_GUARD_SH"$'\n'"${!#}"
-}
-
-jail_py() {
-	cell run -e HOST_UTS="$HOST_UTS" -e HOST_PID="$HOST_PID" "${@:1:$#-1}" -- \
-		python3 -c "$GUARD_PY${!#}"
-}
-
 setup() {
 	cell_setup
 	SERVER=
