@@ -147,6 +147,10 @@ cell_teardown() {
 
 	# --one-file-system: never descend into a mount that is still there.
 	rm -rf --one-file-system "$STATE" "$WORK"
+	# Id ranges still held for this root's jails: a start killed before
+	# its record named its range leaves the holder file, which cell
+	# sweeps only when the pool runs out (idrange.c); this root is gone.
+	{ grep -lxF "root $STATE" /run/cell-ids/u* 2>/dev/null || true; } | xargs -r rm -f
 
 	if [ "${#errors[@]}" -gt 0 ]; then
 		printf 'teardown: %s\n' "${errors[@]}" >&2
