@@ -13,8 +13,9 @@ BUILD="meson ninja-build pkg-config gcc libc6-dev libseccomp-dev libcap-dev libj
 # cell-net's rules, curl for network.bats's published ports, uidmap
 # (newuidmap, newgidmap) for the rootless tests' subordinate ranges; passt
 # (pasta) and slirp4netns, the user-mode stacks of --net slirp (run-time
-# programs, found in PATH: slirp.bats tests both)
-TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq nftables curl uidmap passt slirp4netns"
+# programs, found in PATH: slirp.bats tests both); iptables for
+# network.bats's FORWARD policy of DROP (docker's), in its own namespace
+TEST="libcmocka-dev bats bsdutils busybox-static iproute2 procps util-linux python3 libcap2-bin jq nftables curl uidmap passt slirp4netns iptables"
 # the sanitizer build and the fuzzers
 SAN="clang libclang-rt-14-dev"
 # bench (tests/bench/startup.sh): hyperfine, the runtimes compared, jq for

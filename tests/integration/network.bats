@@ -62,6 +62,7 @@ teardown() {
 	[ -z "$left" ] || errors+=("left in the namespace: $left")
 	cell_teardown || errors+=("cell_teardown")
 	netns_unwrap_cell
+	[ -z "${OUT_NETNS:-}" ] || ip netns del "$OUT_NETNS" 2>/dev/null || true
 	if [ "${#errors[@]}" -gt 0 ]; then
 		printf 'teardown: %s\n' "${errors[@]}" >&2
 		return 1
@@ -421,6 +422,47 @@ check_clean_after() {
 	[ "$status" -eq 0 ]
 	cell rm -f keeper
 	[ -z "$(net_leftovers)" ]
+}
+
+# out_ping JAIL [TRIES]: JAIL pings the outside's 198.51.100.1 (one try a
+# second, TRIES of them, 5 unless given).
+out_ping() {
+	local i
+	for ((i = 0; i < ${2:-5}; i++)); do
+		cell exec "$1" busybox ping -c 1 -W 1 198.51.100.1 >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
+@test "a FORWARD policy of drop (docker's) stops a bridged jail's traffic out until cell(8)'s two rules let the bridge through" {
+	command -v iptables >/dev/null || skip "needs iptables"
+	# The outside: a namespace behind a veth, the test namespace's route
+	# out; the jail's traffic is forwarded and masqueraded to it.
+	OUT_NETNS=$NETNS-out
+	ip netns add "$OUT_NETNS"
+	ip -n "$NETNS" link add up0 type veth peer name out0 netns "$OUT_NETNS"
+	ip -n "$OUT_NETNS" addr add 198.51.100.1/24 dev out0
+	ip -n "$OUT_NETNS" link set out0 up
+	ip -n "$NETNS" addr add 198.51.100.2/24 dev up0
+	ip -n "$NETNS" link set up0 up
+	ip -n "$NETNS" route add default via 198.51.100.1
+	cell run -d --name a "${BR[@]}" --allow raw_sockets -- sleep 1000 >/dev/null
+	wait_running a
+	out_ping a
+	# What docker does to the host's forwarding (iptables, here in the
+	# test's namespace): cell's own accepting chain does not help, a
+	# packet must pass every chain of the hook.
+	innet iptables -P FORWARD DROP
+	run out_ping a 1
+	[ "$status" -ne 0 ]
+	[[ "$(innet iptables -L FORWARD -v -x -n | head -n 1)" =~ "policy DROP "[1-9] ]]
+	innet iptables -I FORWARD -i cellt0 -j ACCEPT
+	innet iptables -I FORWARD -o cellt0 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+	out_ping a
+	cell rm -f a >/dev/null
+	innet iptables -F FORWARD
+	innet iptables -P FORWARD ACCEPT
+	innet nft delete table ip filter 2>/dev/null || true
 }
 
 @test "a jail's network goes with it, the bridge with its last jail, and comes back with cell start" {
