@@ -236,37 +236,23 @@ static int take_process(struct run *r, struct cell_err *e)
 	return cell_err_set(e, 0, "start the process in the jail: the joiner ended");
 }
 
-/* CLONE_NEWUSER when pid 1 of jail J is in a user namespace that is not
- * ours (every jail but --userns host's has one), else 0; -1 on an error.  Read
- * through /proc, so checked against the pidfd afterwards: still alive,
- * the pid was not reused in between. */
-static int userns_to_join(const struct jail *j, struct cell_err *e)
-{
-	char path[64];
-	struct stat own, jail;
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)j->pid);
-	if (stat("/proc/self/ns/user", &own) < 0 || stat(path, &jail) < 0 ||
-	    syscall(SYS_pidfd_send_signal, j->pidfd, 0, NULL, 0) < 0)
-		return cell_err_set(e, errno, "jail %s: its user namespace", j->dir.name);
-	return own.st_ino == jail.st_ino && own.st_dev == jail.st_dev ? 0 : CLONE_NEWUSER;
-}
-
 /*
- * The namespaces of jail J (but user) that are not cell's own, to join;
- * -1 on an error.  One it shares with the host (--net host, an OCI
- * config without that type) is not joined: a rootless cell may not join
- * the host's (owned by the initial user namespace), and for root it is
- * joined already.  Read through /proc, checked against the pidfd
- * afterwards, as userns_to_join().
+ * The namespaces of jail J's pid 1 that are not cell's own, to join (user
+ * among them: every jail but --userns host's has one); -1 on an error.
+ * One it shares with the host (--net host, an OCI config without that
+ * type) is not joined: a rootless cell may not join the host's (owned by
+ * the initial user namespace), and for root it is joined already.  Read
+ * through /proc, so checked against the pidfd afterwards: still alive,
+ * the pid was not reused in between.
  */
 static int ns_to_join(const struct jail *j, struct cell_err *e)
 {
 	static const struct {
 		const char *name;
 		int flag;
-	} kinds[] = {{"mnt", CLONE_NEWNS},  {"uts", CLONE_NEWUTS},	 {"ipc", CLONE_NEWIPC},
-		     {"net", CLONE_NEWNET}, {"cgroup", CLONE_NEWCGROUP}, {"pid", CLONE_NEWPID}};
+	} kinds[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},  {"uts", CLONE_NEWUTS},
+		     {"ipc", CLONE_NEWIPC},   {"net", CLONE_NEWNET}, {"cgroup", CLONE_NEWCGROUP},
+		     {"pid", CLONE_NEWPID}};
 	int mask = 0;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -402,10 +388,11 @@ static int exec_in(const char *state_root, struct jail_spec *s, bool from_record
 	if (policy_for_exec(s, &policy, e) < 0)
 		goto out;
 	c.policy = &policy;
-	c.join_user = userns_to_join(&j, e);
-	c.join_ns = c.join_user < 0 ? -1 : ns_to_join(&j, e);
-	if (c.join_user < 0 || c.join_ns < 0)
+	c.join_ns = ns_to_join(&j, e);
+	if (c.join_ns < 0)
 		goto out;
+	c.join_user = c.join_ns & CLONE_NEWUSER;
+	c.join_ns &= ~CLONE_NEWUSER;
 	cgfd = v2_cgroup_fd(&cg, e);
 	if (cgfd == -1)
 		goto out;

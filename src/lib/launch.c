@@ -890,10 +890,9 @@ static int stage_net(struct launch *l, struct cell_err *e)
 		ret = net_setup(&l->net, l->spec, fd, e);
 	if (ret < 0)
 		return -1;
-	/* cell holds the namespace no longer: when the jail's last process
-	 * ends, the kernel dismantles it with the veth, and the teardown
-	 * finds the veth's peer dead and leaves it to the kernel (deleting
-	 * it would wait out unregister's RCU grace periods, 15 ms). */
+	/* cell holds the namespace no longer: it goes with the jail's last
+	 * process, and the kernel takes the veth with it (teardown
+	 * --ended: deleting it would wait out unregister's grace periods). */
 	if (l->netns_fd >= 0)
 		close(l->netns_fd);
 	l->netns_fd = -1;

@@ -332,7 +332,7 @@ int ns_become_root(struct cell_err *e)
 	 * the host's supplementary groups must not come along, but where a
 	 * rootless jail's single mapping denies setgroups (rootless.h): the
 	 * user's own host groups, which map to nothing there. */
-	if (setgroups(0, NULL) < 0 && !(errno == EPERM && rootless_setgroups_denied()))
+	if (rootless_setgroups(0, NULL) < 0)
 		return cell_err_set(e, errno, "user namespace: drop supplementary groups");
 	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
 		return cell_err_set(e, errno, "user namespace: become its root");

@@ -27,6 +27,7 @@
 #include "hooks.h"
 #include "param.h"
 #include "passwd.h"
+#include "rootless.h"
 #include "untrusted.h"
 
 /* The jail's /etc/passwd and /etc/group are the jail's: a FIFO there
@@ -158,17 +159,6 @@ static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cel
 	return resolve_groups(p, found ? u.name : NULL, id, e);
 }
 
-/* setgroups(2); none asked where a rootless jail's single mapping
- * denies it (rootless.h) is no error: the process keeps the user's own
- * host groups, which map to nothing in the jail and give it nothing the
- * user lacks on the host (runc's rootless containers do the same). */
-static int set_groups(const struct jail_spec *s, size_t n, const gid_t *groups)
-{
-	if (setgroups(n, groups) == 0)
-		return 0;
-	return errno == EPERM && n == 0 && s->mech.rootless ? 0 : -1;
-}
-
 /* Becomes ID: groups first (after setresuid() they may no longer
  * change), then gid, then uid.  Without -u only given groups change. */
 static int set_ident(const struct jail_spec *s, const struct ident *id, struct cell_err *e)
@@ -176,12 +166,12 @@ static int set_ident(const struct jail_spec *s, const struct ident *id, struct c
 	const struct jail_process *p = &s->proc;
 
 	if (!p->has_user) {
-		if (p->has_groups && set_groups(s, p->ngroups, p->groups) < 0)
+		if (p->has_groups && rootless_setgroups(p->ngroups, p->groups) < 0)
 			return cell_err_set(e, errno, "set supplementary groups");
 		return 0;
 	}
-	if (set_groups(s, p->has_groups ? p->ngroups : id->ngroups,
-		       p->has_groups ? p->groups : id->groups) < 0)
+	if (rootless_setgroups(p->has_groups ? p->ngroups : id->ngroups,
+			       p->has_groups ? p->groups : id->groups) < 0)
 		return cell_err_param(e, PARAM_USER, 0, errno, "set supplementary groups");
 	if (setresgid(id->gid, id->gid, id->gid) < 0)
 		return cell_err_param(e, PARAM_USER, 0, errno, "set gid %u", (unsigned int)id->gid);

@@ -98,12 +98,20 @@ bool rootless_gid_mapped(gid_t gid)
 	return found;
 }
 
-bool rootless_setgroups_denied(void)
+int rootless_setgroups(size_t n, const gid_t *groups)
 {
 	char buf[8];
+	int err;
 
-	return proc_read_text("/proc/self/setgroups", buf, sizeof(buf)) == 0 &&
-	       strncmp(buf, "deny", 4) == 0;
+	if (setgroups(n, groups) == 0)
+		return 0;
+	err = errno;
+	if (err == EPERM && n == 0 &&
+	    proc_read_text("/proc/self/setgroups", buf, sizeof(buf)) == 0 &&
+	    strncmp(buf, "deny", 4) == 0)
+		return 0;
+	errno = err;
+	return -1;
 }
 
 int rootless_subids(const char *text, size_t len, const char *user, uid_t uid, unsigned int want,

@@ -52,9 +52,12 @@ const char *rootless_mapping_name(enum rootless_mapping m);
 /* Whether GID (of this process's user namespace) maps to a host gid. */
 bool rootless_gid_mapped(gid_t gid);
 
-/* Whether setgroups(2) is refused in this process's user namespace (the
- * single mapping). */
-bool rootless_setgroups_denied(void);
+/* setgroups(2), where dropping every supplementary group (N 0) in a user
+ * namespace that refuses setgroups (a rootless jail's single mapping) is
+ * no error: the process keeps the user's own host groups, which map to
+ * nothing there and give it nothing the user lacks on the host (runc's
+ * rootless containers do the same).  0, or -1 with errno. */
+int rootless_setgroups(size_t n, const gid_t *groups);
 
 /*
  * A rootless cell's user namespace: unshares one and maps it, then drops
