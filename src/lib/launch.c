@@ -610,11 +610,6 @@ static int stage_prepare(struct launch *l, struct cell_err *e)
 {
 	const struct jail_spec *s = l->spec;
 
-	/* A bridge, its veth and rules are the host's network. */
-	if (s->mech.rootless && s->net == JAIL_NET_BRIDGE)
-		return cell_err_param(
-			e, PARAM_NET, 0, 0,
-			"a bridge needs root (rootless: --net none, host, slirp or ns:PATH)");
 	if (net_check(s, e) < 0 || rootfs_check(s, &l->child.pin, e) < 0 ||
 	    rlimit_check(s, e) < 0 || cgroup_check_cpus(s->limits.cpus_milli, e) < 0 ||
 	    cgroup_check_rootless(s, e) < 0 || open_joined(l, e) < 0 ||

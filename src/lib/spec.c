@@ -355,6 +355,11 @@ static int allow_index(const struct jail_spec *s, unsigned int bit)
  * namespace of cell's own whatever userns says. */
 static int check_rootless_ids(const struct jail_spec *s, struct cell_err *e)
 {
+	/* A bridge, its veth and rules are the host's network. */
+	if (s->net == JAIL_NET_BRIDGE)
+		return cell_err_param(
+			e, PARAM_NET, 0, 0,
+			"a bridge needs root (rootless: --net none, host, slirp or ns:PATH)");
 	if (s->userns == JAIL_USERNS_HOST)
 		return cell_err_param(e, PARAM_USERNS, 0, 0,
 				      "needs root: a rootless jail is in a user namespace of "
