@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "param.h"
+#include "record.h"
 #include "rootless.h"
 #include "spec.h"
 #include "store.h"
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
 	const char *prog = argv[0] != NULL ? strrchr(argv[0], '/') : NULL;
 	int c, ret;
 
+	record_seed();
 	/* The same binary under another name speaks runc's command line. */
 	prog = prog != NULL ? prog + 1 : argv[0];
 	if (prog != NULL && strcmp(prog, "cell-oci") == 0)

@@ -125,17 +125,27 @@ static bool overlaps(unsigned long long a, unsigned long long alen, unsigned lon
 	return a < b + blen && b < a + alen;
 }
 
+/* An entry of a subordinate-id file that lies in the built-in pool. */
+struct subid_clash {
+	bool found;
+	char name[64];
+	unsigned long long start, count;
+};
+
 /*
  * Reads a subordinate-id file: cell's first entry into *CELL (count 0
- * when it has none); with CHECK (the built-in pool), an entry of anyone
- * that lies in it is an error.
+ * when it has none), and the first entry of anyone that lies in the
+ * built-in pool into *CLASH: an error only if the built-in pool is the
+ * one used (idrange_pool()), which one read of the file tells.
  */
-static int read_subids(const char *path, bool check, struct subid *cell, struct cell_err *e)
+static int read_subids(const char *path, struct subid *cell, struct subid_clash *clash,
+		       struct cell_err *e)
 {
 	cleanup_free char *text = NULL;
 	char *p, *line;
 
 	cell->count = 0;
+	clash->found = false;
 	if (read_file(path, &text, e) < 0)
 		return -1;
 	p = text;
@@ -146,16 +156,26 @@ static int read_subids(const char *path, bool check, struct subid *cell, struct 
 			continue;
 		if (s.cell && cell->count == 0)
 			*cell = s;
-		if (check &&
-		    overlaps(s.start, s.count, IDRANGE_DEFAULT_BASE, IDRANGE_DEFAULT_COUNT))
-			return cell_err_set(e, 0,
-					    "user namespace: the built-in id range %u-%u overlaps "
-					    "%s's %.*s:%llu:%llu",
-					    IDRANGE_DEFAULT_BASE,
-					    IDRANGE_DEFAULT_BASE + (IDRANGE_DEFAULT_COUNT - 1),
-					    path, (int)strcspn(line, ":"), line, s.start, s.count);
+		if (!clash->found &&
+		    overlaps(s.start, s.count, IDRANGE_DEFAULT_BASE, IDRANGE_DEFAULT_COUNT)) {
+			clash->found = true;
+			snprintf(clash->name, sizeof(clash->name), "%.*s", (int)strcspn(line, ":"),
+				 line);
+			clash->start = s.start;
+			clash->count = s.count;
+		}
 	}
 	return 0;
+}
+
+static int clash_error(const char *path, const struct subid_clash *c, struct cell_err *e)
+{
+	return cell_err_set(e, 0,
+			    "user namespace: the built-in id range %u-%u overlaps "
+			    "%s's %s:%llu:%llu",
+			    IDRANGE_DEFAULT_BASE,
+			    IDRANGE_DEFAULT_BASE + (IDRANGE_DEFAULT_COUNT - 1), path, c->name,
+			    c->start, c->count);
 }
 
 /* The id in field 2 (from 0) of the line P..END, or -1: a scan of its
@@ -222,15 +242,20 @@ int idrange_pool(const char *subuid, const char *subgid, const char *passwd, con
 		 struct idpool *p, struct cell_err *e)
 {
 	struct subid u, g;
+	struct subid_clash uc, gc;
 	unsigned long long n;
 
-	if (read_subids(subuid, false, &u, e) < 0 || read_subids(subgid, false, &g, e) < 0)
+	if (read_subids(subuid, &u, &uc, e) < 0 || read_subids(subgid, &g, &gc, e) < 0)
 		return -1;
 	if (u.count == 0 && g.count == 0) {
 		/* The built-in pool: checked against every id the host
 		 * gives out, every time (they may change). */
-		if (read_subids(subuid, true, &u, e) < 0 || read_subids(subgid, true, &g, e) < 0 ||
-		    check_ids_file(passwd, "user", e) < 0 || check_ids_file(group, "group", e) < 0)
+		if (uc.found)
+			clash_error(subuid, &uc, e);
+		else if (gc.found)
+			clash_error(subgid, &gc, e);
+		if (uc.found || gc.found || check_ids_file(passwd, "user", e) < 0 ||
+		    check_ids_file(group, "group", e) < 0)
 			return append_hint(e);
 		*p = (struct idpool){IDRANGE_DEFAULT_BASE, IDRANGE_DEFAULT_BASE,
 				     IDRANGE_DEFAULT_COUNT, false};

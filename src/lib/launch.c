@@ -13,18 +13,22 @@
  *   mapped by newuidmap or itself]      (rootless.c)
  * ids: [a range of host ids held in
  *   its name; a helper born in the user
- *   namespace, owned by the range, and
- *   the net (UTS) namespace with it]     (idrange.c, ns.c)
+ *   namespace, owned by the range; it
+ *   makes the net (UTS) namespace there,
+ *   meanwhile]                           (idrange.c, ns.c)
  * cgroups: name them; with any, record
  *   "creating"; create them, write
  *   the limits                           (cgroup.c)
  * files: -d: the log (and exit) files;
  *   --init: cell-init's memfd; [the
- *   helper's maps written, its
- *   namespaces opened, it ends]
+ *   helper's maps written, its user
+ *   namespace opened; a bridge or
+ *   slirp: its net namespace too]
  * spawn: block the forwarded signals;
  *   clone3(all namespaces, CLONE_PIDFD,
- *   v2: CLONE_INTO_CGROUP)            ->  enter: [join those net and UTS]
+ *   v2: CLONE_INTO_CGROUP); [the
+ *   helper's net (UTS) namespace sent
+ *   (sync 0), the helper ends]        ->  enter: [join those net and UTS]
  *                                         [fsuid the jail's root's]
  *                                         built: mounts; --rootfs and
  *                                           binds idmapped           (rootfs.c)
@@ -53,6 +57,10 @@
  *
  * The sync points, over the channel (a SOCK_SEQPACKET socketpair whose
  * child end is close-on-exec):
+ *   sync 0  parent -> child  "n" and the descriptors of the UTS and
+ *           network namespaces the user namespace's helper made while
+ *           cell went on (ns.h), when a jail has its own and cell did
+ *           not need them before the clone; the child joins them first.
  *   sync 1  parent -> child  "g": the child is recorded and in its
  *           cgroups; nothing before it forks or runs the command.
  *   sync 2  child -> parent  MSG_PTY: the pty's master (with a terminal).
@@ -136,6 +144,7 @@ struct child_ctx {
 	unsigned int hold;     /* LAUNCH_HOLD_*: where to stop for the parent */
 	struct rootfs_pin pin; /* the --rootfs directory rootfs_check() found */
 	bool go_seen;	       /* sync 1 came while held */
+	bool joined_net;       /* child_join_net() done */
 	struct ns_own own;     /* its own user namespace, and what that owns */
 	sigset_t parent;       /* the signal mask to restore before execve */
 	mode_t umask;
@@ -236,11 +245,6 @@ static void child_enter(struct child_ctx *c, struct cell_err *e)
 		cell_err_set(e, errno, "setsid");
 		child_fail(c, e);
 	}
-	/* --allow set_hostname: the UTS and network namespaces made with
-	 * its user namespace (ns.h) replace the ones the clone did not
-	 * make, before anything is named, mounted or brought up. */
-	if (ns_own_join_uts_net(&c->own, e) < 0)
-		child_fail(c, e);
 	/* The namespaces it joins by path (an OCI pod's network, IPC...). */
 	for (size_t i = 0; i < c->njoin; i++)
 		if (c->join_type[i] != CLONE_NEWPID && setns(c->join_fd[i], c->join_type[i]) < 0) {
@@ -280,6 +284,27 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
 }
 
 /* A listed mount of type cgroup: the jail's own cgroups there. */
+/*
+ * The UTS and network namespaces made with its own user namespace (ns.h)
+ * replace the ones the clone did not make, before anything is named or
+ * brought up and before a sysfs is mounted (the root's build calls this
+ * there, rootfs.h), else once the root is built.  The helper may still
+ * be making them at the clone: cell sends them when they are made (sync
+ * 0), while the child builds what needs neither.
+ */
+static int child_join_net(void *arg, struct cell_err *e)
+{
+	struct child_ctx *c = arg;
+
+	if (c->joined_net)
+		return 0;
+	if ((c->own.pending && ns_own_recv(&c->own, c->sock, e) < 0) ||
+	    ns_own_join_uts_net(&c->own, e) < 0)
+		return -1;
+	c->joined_net = true;
+	return 0;
+}
+
 static int mount_listed_cgroups(const struct child_ctx *c, struct cell_err *e)
 {
 	const struct jail_mount *m = rootfs_cgroup_mount(c->spec);
@@ -296,6 +321,8 @@ static noreturn void child_main(struct child_ctx *c)
 		.userns = c->own.ids.count != 0 ? c->own.user : -1,
 		.uid = c->own.ids.uid,
 		.gid = c->own.ids.gid,
+		.join_net = child_join_net,
+		.arg = c,
 	};
 	struct cell_err e;
 	int slave = -1, listener = -1;
@@ -314,7 +341,7 @@ static noreturn void child_main(struct child_ctx *c)
 	}
 	/* Device nodes and mount points get exactly the modes we ask. */
 	umask(0);
-	if (rootfs_build(s, &c->pin, c->attach, &ids, &e) < 0)
+	if (rootfs_build(s, &c->pin, c->attach, &ids, &e) < 0 || child_join_net(c, &e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "built", LAUNCH_HOLD_PREPIVOT);
 	if (rootfs_pivot(s, &e) < 0 || rootfs_verify(s, &e) < 0)
@@ -793,8 +820,12 @@ static int stage_files(struct launch *l, struct cell_err *e)
 		c->attach = NULL;
 		return cell_err_set(e, ENOMEM, "jail %s", s->name);
 	}
-	if (c->own.helper > 0 && ns_own_finish(&c->own, e) < 0)
-		return -1;
+	/* The helper's network namespace is cell's business before the
+	 * clone only for a bridge or slirp; else the jail's first process
+	 * gets it after its clone (sync 0), made meanwhile. */
+	if (c->own.helper > 0 &&
+	    ns_own_finish(&c->own, net_has_stage(&l->net) || l->net.slirp.on, e) < 0)
+		return cell_err_prefix(e, "jail %s", s->name);
 	/* The network namespace made with the jail's user namespace is
 	 * the jail's before its first process has joined it: cell-net (or
 	 * the slirp program) gets this one, not what /proc/PID/ns/net says
@@ -980,6 +1011,9 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 		close(l->sv[0]);
 		child_main(c);
 	}
+	/* Sync 0: the UTS and network namespaces the helper made meanwhile. */
+	if (c->own.pending && ns_own_send(&c->own, l->sv[0], e) < 0)
+		return cell_err_prefix(e, "jail %s", l->spec->name);
 	/* The helper's namespaces are the child's now.  The helper, killed
 	 * before the clone, is reaped: from here on the jail's first process
 	 * is cell's only child (as tests and tools that walk a cell's

@@ -15,12 +15,14 @@
 #include <linux/capability.h>
 #include <linux/sched.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -31,6 +33,7 @@
 
 #include "rootless.h"
 #include "testpoint.h"
+#include "tty.h"
 
 unsigned long long ns_clone_flags(const struct jail_spec *s)
 {
@@ -78,6 +81,9 @@ int ns_loopback_up(struct cell_err *e)
 void ns_own_init(struct ns_own *o)
 {
 	o->helper = -1;
+	o->helper_pidfd = -1;
+	o->ready = -1;
+	o->pending = false;
 	o->killed = false;
 	o->flags = 0;
 	o->user = o->uts = o->net = -1;
@@ -131,24 +137,85 @@ static int back_to_root(uid_t uid, gid_t gid)
 /* The helper's stack: it runs in cell's memory, one helper at a time. */
 static char helper_stack[16384] __attribute__((aligned(64)));
 static pid_t helper_parent;
+/* What the helper makes itself (CLONE_NEWUTS, CLONE_NEWNET), the
+ * eventfd it then signals, and how that went (0 or -errno): written by
+ * the helper before its signal, read by cell after it. */
+static int helper_makes;
+static int helper_ready = -1;
+static volatile int helper_result;
+static bool helper_refused; /* test builds: as with user.max_net_namespaces = 0 */
+
+/* A system call that writes no memory of cell's: glibc's syscall() sets
+ * errno on a failure, and the helper shares cell's errno. */
+static long helper_call(long nr, long a, long b, long c)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+#else
+	return syscall(nr, a, b, c) < 0 ? -errno : 0;
+#endif
+}
+
+/* The helper's ns_loopback_up(), in raw calls. */
+static void helper_loopback_up(void)
+{
+	struct ifreq ifr = {.ifr_name = "lo"};
+	long fd = helper_call(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	if (helper_call(SYS_ioctl, fd, SIOCGIFFLAGS, (long)&ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		helper_call(SYS_ioctl, fd, SIOCSIFFLAGS, (long)&ifr);
+	}
+	helper_call(SYS_close, fd, 0, 0);
+}
 
 /*
- * The helper: born in the jail's new user namespace (and the network and
- * UTS namespaces made with it, and so owned by it), it only waits, while
- * cell writes the maps and opens the namespaces, then cell kills it.  It
- * shares cell's memory and descriptors (CLONE_VM, CLONE_FILES: no page
- * tables copied, no copy of the jail's locks, nothing to tear down when
- * it ends), so it makes raw system calls only and writes no memory: not
- * even errno, which is cell's.
+ * The helper: born in the jail's new user namespace, it makes the UTS
+ * and network namespaces that namespace owns (unshare(): in its own
+ * time, on the other CPU, while cell goes on and clones the jail's first
+ * process; making a network namespace is the slowest step of a start),
+ * says so on the eventfd, and waits until cell kills it, once the
+ * namespaces are opened.  It shares cell's memory and descriptors
+ * (CLONE_VM, CLONE_FILES: no page tables copied, no copy of the jail's
+ * locks, nothing to tear down when it ends), so it makes raw system
+ * calls only and writes no memory but its stack and helper_result.
  */
 static int own_helper(void *arg)
 {
+	uint64_t one = 1;
+	long r = 0;
+
 	/* Dies with cell; a cell that died before the prctl is no parent. */
-	if (syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 ||
-	    syscall(SYS_getppid) != helper_parent)
+	if (helper_call(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0) != 0 ||
+	    helper_call(SYS_getppid, 0, 0, 0) != helper_parent)
 		return 1;
+	if (helper_makes != 0) {
+		r = helper_refused ? -ENOSPC : helper_call(SYS_unshare, helper_makes, 0, 0);
+		/* Its loopback up too, meanwhile (ns_loopback_up() finds it
+		 * so, or tries again and says why). */
+		if (r == 0 && (helper_makes & CLONE_NEWNET))
+			helper_loopback_up();
+		helper_result = (int)r;
+		helper_call(SYS_write, helper_ready, (long)&one, sizeof(one));
+	}
 	for (;;)
-		syscall(SYS_pause);
+		helper_call(SYS_pause, 0, 0, 0);
 	return 0;
 }
 
@@ -166,6 +233,12 @@ int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 	}
 	if (testpoint_fail("userns:unshare")) /* as with user.max_user_namespaces = 0 */
 		return cell_err_set(e, ENOSPC, "unshare a user namespace");
+	helper_makes = (int)(flags & (CLONE_NEWUTS | CLONE_NEWNET));
+	helper_result = 0;
+	helper_refused = helper_makes != 0 && testpoint_fail("userns:netns");
+	if (helper_makes != 0 && (o->ready = eventfd(0, EFD_CLOEXEC)) < 0)
+		return cell_err_set(e, errno, "user namespace: eventfd");
+	helper_ready = o->ready;
 	helper_parent = getpid();
 	if (as_owner(uid, gid) < 0) {
 		err = errno;
@@ -174,7 +247,8 @@ int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 				    (unsigned int)uid);
 	}
 	o->helper = clone(own_helper, helper_stack + sizeof(helper_stack),
-			  CLONE_VM | CLONE_FILES | o->flags | SIGCHLD, NULL);
+			  CLONE_VM | CLONE_FILES | CLONE_NEWUSER | CLONE_PIDFD | SIGCHLD, NULL,
+			  &o->helper_pidfd);
 	if (o->helper < 0)
 		err = errno;
 	/* Root again, or nothing may go on as it should. */
@@ -251,7 +325,45 @@ static int write_given_map(pid_t pid, const char *map, const struct jail_idmap *
 	return ret;
 }
 
-int ns_own_finish(struct ns_own *o, struct cell_err *e)
+/* Waits for the helper's namespaces (a helper that ended without
+ * making them is an error, never a wait without end), opens them, lets
+ * the helper go. */
+static int own_wait(struct ns_own *o, struct cell_err *e)
+{
+	struct pollfd p[2] = {{.fd = o->ready, .events = POLLIN},
+			      {.fd = o->helper_pidfd, .events = POLLIN}};
+	uint64_t v;
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return cell_err_set(e, errno, "user namespace: wait for its namespaces");
+		}
+		if (p[0].revents & POLLIN)
+			break;
+		if (p[1].revents)
+			return cell_err_set(e, ESRCH, "user namespace: its helper ended");
+	}
+	if (read(o->ready, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return cell_err_set(e, errno, "user namespace: wait for its namespaces");
+	if (helper_result < 0)
+		return cell_err_set(e, -helper_result, "make its %s",
+				    helper_makes == (CLONE_NEWUTS | CLONE_NEWNET)
+					    ? "UTS and network namespaces"
+				    : helper_makes == CLONE_NEWNET ? "network namespace"
+								   : "UTS namespace");
+	if (((o->flags & CLONE_NEWUTS) && (o->uts = open_ns(o->helper, "uts", e)) < 0) ||
+	    ((o->flags & CLONE_NEWNET) && (o->net = open_ns(o->helper, "net", e)) < 0))
+		return -1;
+	o->pending = false;
+	/* The descriptors hold the namespaces now.  Reaped after the
+	 * clone (ns_own_reap()), by when it has surely ended. */
+	let_go(o);
+	return 0;
+}
+
+int ns_own_finish(struct ns_own *o, bool now, struct cell_err *e)
 {
 	const struct idrange *r = &o->ids;
 
@@ -263,13 +375,53 @@ int ns_own_finish(struct ns_own *o, struct cell_err *e)
 		   write_map(o->helper, "gid_map", (unsigned int)r->gid, r->count, e) < 0) {
 		return -1;
 	}
-	if ((o->user = open_ns(o->helper, "user", e)) < 0 ||
-	    ((o->flags & CLONE_NEWUTS) && (o->uts = open_ns(o->helper, "uts", e)) < 0) ||
-	    ((o->flags & CLONE_NEWNET) && (o->net = open_ns(o->helper, "net", e)) < 0))
+	if ((o->user = open_ns(o->helper, "user", e)) < 0)
 		return -1;
-	/* The descriptors hold the namespaces now.  Reaped after the
-	 * clone (ns_own_reap()), by when it has surely ended. */
-	let_go(o);
+	if (!(o->flags & (CLONE_NEWUTS | CLONE_NEWNET))) {
+		let_go(o);
+		return 0;
+	}
+	o->pending = true;
+	return now ? own_wait(o, e) : 0;
+}
+
+int ns_own_send(struct ns_own *o, int sock, struct cell_err *e)
+{
+	const char byte = 'n';
+	int fds[2];
+	size_t n = 0;
+
+	if (own_wait(o, e) < 0)
+		return -1;
+	if (o->uts >= 0)
+		fds[n++] = o->uts;
+	if (o->net >= 0)
+		fds[n++] = o->net;
+	if (tty_send_fds(sock, &byte, 1, fds, n) < 0)
+		return cell_err_set(e, errno, "send the jail's namespaces to its first process");
+	return 0;
+}
+
+int ns_own_recv(struct ns_own *o, int sock, struct cell_err *e)
+{
+	int fds[2];
+	char byte = 0;
+	size_t n = 0, want = ((o->flags & CLONE_NEWUTS) != 0) + ((o->flags & CLONE_NEWNET) != 0);
+	ssize_t r = tty_recv_fds(sock, &byte, 1, fds, 2);
+
+	if (r != 1 || byte != 'n' || fds[want - 1] < 0) {
+		for (size_t i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		if (r == 0)
+			_exit(CELL_EXIT_ERROR); /* cell failed, and says why */
+		return cell_err_set(e, r < 0 ? errno : EPROTO, "receive the jail's namespaces");
+	}
+	if (o->flags & CLONE_NEWUTS)
+		o->uts = fds[n++];
+	if (o->flags & CLONE_NEWNET)
+		o->net = fds[n++];
+	o->pending = false;
 	return 0;
 }
 
@@ -292,15 +444,28 @@ static void close_namespaces(const struct ns_own *o)
 			close(fds[i]);
 }
 
+/* The helper's eventfd and pidfd, closed. */
+static void close_helper_fds(struct ns_own *o)
+{
+	if (o->ready >= 0)
+		close(o->ready);
+	if (o->helper_pidfd >= 0)
+		close(o->helper_pidfd);
+	o->ready = o->helper_pidfd = -1;
+}
+
 void ns_own_close(struct ns_own *o)
 {
 	let_go(o);
 	close_namespaces(o);
+	close_helper_fds(o);
 	o->user = o->uts = o->net = -1;
 }
 
-int ns_own_join_uts_net(const struct ns_own *o, struct cell_err *e)
+int ns_own_join_uts_net(struct ns_own *o, struct cell_err *e)
 {
+	/* cell's copies of the helper's descriptors: not the jail's. */
+	close_helper_fds(o);
 	if (o->uts >= 0 && setns(o->uts, CLONE_NEWUTS) < 0)
 		return cell_err_set(e, errno, "join the jail's UTS namespace");
 	if (o->net >= 0 && setns(o->net, CLONE_NEWNET) < 0)

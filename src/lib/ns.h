@@ -32,17 +32,24 @@ int ns_loopback_up(struct cell_err *e);
  * sethostname(2) asks for reaches nothing the host's user namespace owns
  * (mounts, files' trusted.* xattrs, ...).
  *
- * A helper of cell's is born in them (ns_own_start(), once the range is
- * known; a thread-like child in cell's memory, made as the owner-to-be),
- * cell writes its maps and keeps a descriptor of each (ns_own_finish()),
- * then kills it.  The jail's first
- * process joins the UTS and network namespaces at once, the user
- * namespace once its root is built (mounting needs the host's), and
- * becomes its root there: every mount and every other namespace stays
- * owned by the host's user namespace.
+ * A helper of cell's is born in the user namespace (ns_own_start(), once
+ * the range is known; a thread-like child in cell's memory, made as the
+ * owner-to-be) and makes the UTS and network namespaces there itself,
+ * while cell goes on.  cell writes the maps and opens the user namespace
+ * (ns_own_finish()); the UTS and network namespaces it opens once the
+ * helper says they are made: at once when cell needs them itself (a
+ * bridge, slirp), else after the clone of the jail's first process, which
+ * they are sent to (ns_own_send(), ns_own_recv(): sync 0).  Then cell
+ * kills the helper.  The jail's first process joins the UTS and network
+ * namespaces at once, the user namespace once its root is built (mounting
+ * needs the host's), and becomes its root there: every mount and every
+ * other namespace stays owned by the host's user namespace.
  */
 struct ns_own {
 	pid_t helper;	    /* -1: none, or reaped */
+	int helper_pidfd;   /* the helper's pidfd, -1 */
+	int ready;	    /* eventfd: the helper made its namespaces; -1 */
+	bool pending;	    /* UTS/network made by the helper, not opened yet */
 	bool killed;	    /* the helper has been let go */
 	int flags;	    /* CLONE_NEWUSER and what the helper makes with it */
 	int user, uts, net; /* the namespaces, -1 until made (or not asked) */
@@ -59,8 +66,16 @@ void ns_own_init(struct ns_own *o);
  * namespaces of FLAGS (CLONE_NEWUTS, CLONE_NEWNET) made with it. */
 int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 		 struct cell_err *e);
-/* Writes the maps, opens each namespace, lets the helper go. */
-int ns_own_finish(struct ns_own *o, struct cell_err *e);
+/* Writes the maps and opens the user namespace.  The UTS and network
+ * namespaces too, and the helper let go, if NOW (cell needs them before
+ * the clone); else they stay pending, for ns_own_send(). */
+int ns_own_finish(struct ns_own *o, bool now, struct cell_err *e);
+/* cell, after the clone, while pending: waits for the helper's
+ * namespaces, opens them, lets the helper go, sends them over SOCK. */
+int ns_own_send(struct ns_own *o, int sock, struct cell_err *e);
+/* The jail's first process, while pending (its copy of O): receives
+ * them into O. */
+int ns_own_recv(struct ns_own *o, int sock, struct cell_err *e);
 /* The helper let go (if it still waits), the descriptors closed. */
 void ns_own_close(struct ns_own *o);
 /* The helper let go and reaped. */
@@ -68,7 +83,7 @@ void ns_own_reap(struct ns_own *o);
 /* In the jail's first process: setns() into the UTS and network
  * namespaces made with the user namespace, if any; later into the user
  * namespace (the descriptors then closed), becoming its root. */
-int ns_own_join_uts_net(const struct ns_own *o, struct cell_err *e);
+int ns_own_join_uts_net(struct ns_own *o, struct cell_err *e);
 int ns_own_join_user(const struct ns_own *o, struct cell_err *e);
 /* In the jail's first process, still the host's root: files it creates
  * are owned by UID and GID (the host ids of the jail's root), with every

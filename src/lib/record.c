@@ -7,15 +7,31 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "param.h"
+
+void record_seed(void)
+{
+	size_t seed = 0;
+
+	/* A seed of 0 (also when getrandom fails) leaves it to jansson. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed))
+		seed = 0;
+	json_object_seed(seed);
+}
 
 json_t *record_time(time_t t)
 {
 	char buf[32];
 	struct tm tm;
 
-	if (gmtime_r(&t, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+	/* Not strftime(): it reads the host's time zone (/etc/localtime)
+	 * that a UTC time does not need, on every start. */
+	if (gmtime_r(&t, &tm) == NULL ||
+	    snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		     tm.tm_sec) >= (int)sizeof(buf))
 		return json_null();
 	return json_string(buf);
 }

@@ -58,5 +58,8 @@ void record_upgrade(json_t *rec);
 
 /* T as "2024-05-01T12:00:00Z" (a JSON string), and the time now. */
 json_t *record_time(time_t t);
+/* jansson's hash seed from getrandom(2): one call, where jansson would
+ * open and read /dev/urandom at its first object.  Before any JSON. */
+void record_seed(void);
 
 #endif

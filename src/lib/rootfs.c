@@ -1050,6 +1050,8 @@ static int setup_fresh_mounts(int root, const struct jail_spec *s, const char *a
 	/* sysfs shows the jail's network namespace; read-only.  A rootless
 	 * jail in a network namespace it does not own (--net host, ns:)
 	 * may not mount one: the host's, bound read-only. */
+	if (rootfs_join_net(ids, e) < 0)
+		goto out;
 	sys = s->mech.rootless && !(s->mech.ns_new & CLONE_NEWNET)
 		      ? bind_host_sys(hard, e)
 		      : fresh_mount("sysfs", "/sys", NULL, hard | MOUNT_ATTR_RDONLY, e);
@@ -1165,6 +1167,11 @@ static int attach_net_files(int root, int *fds, struct cell_err *e)
 			return cell_err_set(e, errno, "bind the jail's /%s", target);
 	}
 	return 0;
+}
+
+int rootfs_join_net(const struct rootfs_ids *ids, struct cell_err *e)
+{
+	return ids->join_net != NULL ? ids->join_net(ids->arg, e) : 0;
 }
 
 int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,

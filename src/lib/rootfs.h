@@ -49,7 +49,18 @@ struct rootfs_ids {
 	int userns;
 	uid_t uid;
 	gid_t gid;
+	/* Called before a sysfs is mounted (it shows the network namespace
+	 * of the process that mounts it) and before sysctls are written
+	 * (net.* and kernel.domainname are the writer's namespaces'): the
+	 * launch joins the jail's UTS and network namespaces there if they
+	 * were still being made at the clone (ns.h), else at once after the
+	 * root is built; NULL, or a call that finds it done, does nothing. */
+	int (*join_net)(void *arg, struct cell_err *e);
+	void *arg;
 };
+
+/* IDS->join_net, when it is set. */
+int rootfs_join_net(const struct rootfs_ids *ids, struct cell_err *e);
 
 int rootfs_build(const struct jail_spec *s, const struct rootfs_pin *pin, const char *attach,
 		 const struct rootfs_ids *ids, struct cell_err *e);

@@ -827,6 +827,9 @@ static int write_sysctls(struct oci_build *b, int proc, struct cell_err *e)
 {
 	const struct jail_mechanisms *m = &b->s->mech;
 
+	/* net.* and kernel.domainname are the namespaces' of the writer. */
+	if (m->nsysctls > 0 && rootfs_join_net(b->ids, e) < 0)
+		return -1;
 	for (size_t i = 0; i < m->nsysctls; i++) {
 		const char *key = m->sysctls[i].key, *value = m->sysctls[i].value;
 		char rel[PATH_MAX];
@@ -899,7 +902,8 @@ static int mount_fresh_fs(struct oci_build *b, const struct jail_mount *m, const
 	struct mount_attr attr = {0};
 	size_t max;
 
-	if (rootfs_mount_data(m, &b->s->mech, b->ids, &data, e) < 0)
+	if (rootfs_mount_data(m, &b->s->mech, b->ids, &data, e) < 0 ||
+	    (type_is(m, "sysfs") && rootfs_join_net(b->ids, e) < 0))
 		return -1;
 	max = (data != NULL ? strlen(data) / 2 + 2 : 1) + 1;
 	opts = calloc(max, sizeof(*opts));

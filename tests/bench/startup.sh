@@ -32,15 +32,15 @@ die() {
 # The state roots of cell, runc and crun go on a tmpfs, as /run is on a
 # Debian host; STATE_FS=disk keeps them in the temp dir instead (this
 # test machine's /run is on ext4 mounted with discard, where removing a
-# directory waits for the disk).  The tmpfs is mounted in a mount
-# namespace of the script's own: nothing changes on the host, and it goes
-# when the script ends.
+# directory waits for the disk).  The tmpfs (and the bind of the host's
+# root for `floor_ns /`) is mounted in a mount namespace of the script's
+# own: nothing changes on the host, and it goes when the script ends.
 STATE_FS=${STATE_FS:-tmpfs}
 case $STATE_FS in
 tmpfs | disk) ;;
 *) die "STATE_FS=$STATE_FS: tmpfs or disk" ;;
 esac
-if [ "$STATE_FS" = tmpfs ] && [ -z "${CELL_BENCH_NS:-}" ]; then
+if [ -z "${CELL_BENCH_NS:-}" ]; then
 	exec env CELL_BENCH_NS=1 unshare --mount --propagation private "$0" "$@"
 fi
 for tool in cc hyperfine jq runc strace busybox /usr/bin/time; do
@@ -77,6 +77,15 @@ cleanup() {
 	done
 	if [ "$STATE_FS" = tmpfs ]; then
 		umount "$states" 2>/dev/null || true
+	fi
+	# The bind of the host's root is the same file system as $tmp:
+	# --one-file-system would not stop rm there.  Read-only, and
+	# unmounted first; still mounted, $tmp is left alone.
+	if mountpoint -q "$tmp/hostroot"; then
+		if ! umount "$tmp/hostroot"; then
+			echo "startup.sh: $tmp/hostroot still mounted: $tmp left" >&2
+			return
+		fi
 	fi
 	# --one-file-system: never descend into a mount left by a failed jail.
 	rm -rf --one-file-system "$tmp"
@@ -128,6 +137,13 @@ add() { # name command
 }
 add "true" "/bin/true"
 add "floor_ns" "$tmp/floor_ns $root /bin/true"
+# The same floor with cell's payload: the host's root (its root mount,
+# bound in this script's mount namespace) and its dynamic /bin/true, as
+# the embedded root runs (busybox's true is static: the `cell` row's
+# payload alone costs more than floor_ns's).
+mkdir "$tmp/hostroot"
+mount --bind -o ro / "$tmp/hostroot"
+add "floor_ns /" "$tmp/floor_ns $tmp/hostroot /bin/true"
 add "cell" "$CELL --root $state run -- /bin/true"
 add "cell --rootfs" "$CELL --root $state run --rootfs $root -- /bin/true"
 if [ -n "${OLD:-}" ]; then
@@ -149,7 +165,7 @@ for i in "${!names[@]}"; do
 	# shellcheck disable=SC2086 # the commands are word lists
 	if ! out=$($cmd 2>&1); then
 		case ${names[$i]} in
-		true | floor_ns | cell*) die "${names[$i]} failed: $out" ;;
+		true | floor_ns* | cell*) die "${names[$i]} failed: $out" ;;
 		esac
 		echo "${names[$i]}: left out, its trial run failed: $out"
 		continue
@@ -165,17 +181,22 @@ hyperfine --shell=none --warmup "$WARMUP" --runs "$RUNS" --style basic \
 echo
 cat "$tmp/startup.md"
 
-# Medians, and each one relative to the floors.
+# Medians, and each one relative to the floors: floor_ns (busybox's
+# static true, the `cell --rootfs` row's payload) and floor_ns / (the
+# host's /bin/true, the `cell` row's).
 echo
 jq -r '.results[] | "\(.command)\t\(.median)"' "$tmp/startup.json" |
 	awk -F'\t' '
 	{ name[NR] = $1; med[NR] = $2 * 1000 }
 	$1 == "true" { t = $2 * 1000 }
 	$1 == "floor_ns" { f = $2 * 1000 }
+	$1 == "floor_ns /" { h = $2 * 1000 }
 	END {
-		printf "%-14s %12s %12s %12s\n", "command", "median (ms)", "x floor_ns", "x true"
+		printf "%-20s %12s %12s %12s %12s\n", "command", "median (ms)", "x floor_ns",
+			"x floor_ns /", "x true"
 		for (i = 1; i <= NR; i++)
-			printf "%-14s %12.3f %12.2f %12.2f\n", name[i], med[i], med[i] / f, med[i] / t
+			printf "%-20s %12.3f %12.2f %12.2f %12.2f\n", name[i], med[i], med[i] / f,
+				med[i] / h, med[i] / t
 	}'
 
 # --- peak memory ------------------------------------------------------

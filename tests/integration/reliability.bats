@@ -971,6 +971,25 @@ cell: run: remove the jail's cgroups (test failure): Device or resource busy" ]
 	done
 }
 
+@test "a network namespace its user namespace's helper cannot make is a one-line error with exit 125, leaving nothing" {
+	needs_testpoints
+	# The helper makes it while cell clones the jail's first process,
+	# which waits for it (sync 0); a bridge's cell-net needs it before.
+	for opts in "" "-d" "--allow set_hostname" "--allow set_hostname --net host"; do
+		# shellcheck disable=SC2086 # the options are a word list
+		CELL_TEST_FAIL=userns:netns run "$CELL_TESTPOINTS" --root "$STATE" run $opts \
+			--name "$JAIL" --nrtask 20 -- "${JAIL_CMD[@]}"
+		[ "$status" -eq 125 ]
+		case $opts in
+		*"--net host"*) what="UTS namespace" ;;
+		*set_hostname*) what="UTS and network namespaces" ;;
+		*) what="network namespace" ;;
+		esac
+		[ "$output" = "cell: run: jail $JAIL: make its $what: No space left on device" ]
+		check_nothing_left
+	done
+}
+
 @test "a foreground jail with a user namespace of its own dies with its cell too" {
 	# --allow set_hostname: the parent-death signal outlives the move
 	# into the jail's own user namespace.

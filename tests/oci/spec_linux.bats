@@ -242,6 +242,30 @@ ns_of() {
 	[ "$(cat /proc/sys/kernel/msgmax)" != 4242 ]
 }
 
+@test "config-linux: sysctl: with a user namespace, namespaced sysctls are set in the container's namespaces" {
+	# The user namespace's network and UTS namespaces (made while the
+	# runtime goes on); the runtime runs in throwaway ones of its own, so
+	# that a sysctl written in the wrong namespace lands there, and is
+	# seen, never in the host's.
+	cfg '.linux.namespaces += [{"type": "user"}]
+	     | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+	     | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+	     | .linux.sysctl = {"net.ipv4.ip_default_ttl": "42", "kernel.domainname": "sysctldomain"}'
+	sh_args 'cat /proc/sys/net/ipv4/ip_default_ttl /proc/sys/kernel/domainname'
+	remember_id "$ID"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	run unshare --net --uts -- sh -c '
+		before="$(cat /proc/sys/net/ipv4/ip_default_ttl /proc/sys/kernel/domainname)"
+		"$@" </dev/null || exit
+		after="$(cat /proc/sys/net/ipv4/ip_default_ttl /proc/sys/kernel/domainname)"
+		[ "$before" = "$after" ] && echo "outside unchanged"' sh \
+		timeout -k 5 "$OCI_TIMEOUT" "$OCI_RUNTIME" --root "$OCI_ROOT" run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 42 ]
+	[ "${lines[1]}" = sysctldomain ]
+	[ "${lines[2]}" = "outside unchanged" ]
+}
+
 @test "config-linux: sysctl: a net sysctl without a network namespace of its own is refused" {
 	# The host's own value: harmless even if a runtime applied it.
 	cur=$(cat /proc/sys/net/ipv4/ip_forward)

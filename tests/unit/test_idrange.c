@@ -128,6 +128,24 @@ static void a_builtin_pool_overlapping_a_subid_range_is_refused(void **state)
 	assert_non_null(strstr(e.msg, "bob:1073741000:100000"));
 }
 
+static void a_subid_range_in_the_builtin_pool_is_no_matter_with_cells_own(void **state)
+{
+	struct idpool p;
+	struct cell_err e;
+
+	/* One read of each file: the clash is found, and then not an error. */
+	write_file(subuid, "bob:1073741000:100000\ncell:2000000:65536\n");
+	write_file(subgid, "cell:3000000:65536\n");
+	assert_int_equal(idrange_pool(subuid, subgid, passwd, group, &p, &e), 0);
+	assert_true(p.subids);
+	/* Without cell's: the clash, named with its file. */
+	write_file(subuid, "bob:1073741000:100000\n");
+	write_file(subgid, "");
+	assert_int_equal(idrange_pool(subuid, subgid, passwd, group, &p, &e), -1);
+	assert_non_null(strstr(e.msg, subuid));
+	assert_non_null(strstr(e.msg, "bob:1073741000:100000"));
+}
+
 static void cell_with_uids_but_no_gids_is_an_error(void **state)
 {
 	struct idpool p;
@@ -284,6 +302,8 @@ int main(void)
 		cmocka_unit_test_setup(cells_subid_entries_are_the_pool, clean),
 		cmocka_unit_test_setup(a_builtin_pool_holding_a_users_ids_is_refused, clean),
 		cmocka_unit_test_setup(a_builtin_pool_overlapping_a_subid_range_is_refused, clean),
+		cmocka_unit_test_setup(
+			a_subid_range_in_the_builtin_pool_is_no_matter_with_cells_own, clean),
 		cmocka_unit_test_setup(cell_with_uids_but_no_gids_is_an_error, clean),
 		cmocka_unit_test_setup(two_jails_get_disjoint_ranges_and_a_full_pool_says_so,
 				       clean),

@@ -344,6 +344,27 @@ static void a_record_gives_home_always_and_the_users_groups_to_the_jail_cli_alon
 	json_decref(rec);
 }
 
+static void record_times_are_utc_iso_8601(void **state)
+{
+	const struct {
+		time_t t;
+		const char *text;
+	} cases[] = {
+		{0, "1970-01-01T00:00:00Z"},
+		{1714564800, "2024-05-01T12:00:00Z"},
+		{951782399, "2000-02-28T23:59:59Z"},
+		{4102444800, "2100-01-01T00:00:00Z"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *j = record_time(cases[i].t);
+
+		assert_non_null(j);
+		assert_string_equal(json_string_value(j), cases[i].text);
+		json_decref(j);
+	}
+}
+
 static void exec_takes_the_jail_and_its_process_under_its_own(void **state)
 {
 	struct jail_spec jail, s;
@@ -400,6 +421,7 @@ int main(void)
 		cmocka_unit_test(
 			a_record_gives_home_always_and_the_users_groups_to_the_jail_cli_alone),
 		cmocka_unit_test(exec_takes_the_jail_and_its_process_under_its_own),
+		cmocka_unit_test(record_times_are_utc_iso_8601),
 	};
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
 }
