@@ -28,10 +28,13 @@
  *   clone3(all namespaces, CLONE_PIDFD,
  *   v2: CLONE_INTO_CGROUP); [the
  *   helper's net (UTS) namespace sent
- *   (sync 0), the helper ends]        ->  enter: [join those net and UTS]
+ *   (sync 0), the helper ends]        ->  enter: namespaces joined by path
  *                                         [fsuid the jail's root's]
  *                                         built: mounts; --rootfs and
  *                                           binds idmapped           (rootfs.c)
+ *                                           [before sysfs or sysctls:
+ *                                           those net and UTS, sync 0
+ *                                           taken and joined]
  *                                           hold "prepivot"
  *                                         pivoted: pivot_root
  *                                           hold "postpivot"
