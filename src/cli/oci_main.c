@@ -103,12 +103,49 @@ static const char *without_jail(const char *msg, const char *id)
 	return msg;
 }
 
-/* A parameter of the table as a config.json says it, where the engine's
- * message refers to one ("... and pass cgroup_parent"); NULL: the table's
- * name is kept. */
+/* A parameter of the table as a config.json says it: the subject of an
+ * error about it found after the config was read (at the start: "linux.
+ * resources.memory.limit: needs a delegated cgroup v2 subtree"), and
+ * where the engine's message refers to one ("... and pass
+ * cgroup_parent").  NULL: one a config does not set; no subject, and a
+ * reference keeps the table's name. */
 static const char *config_spelling(int param)
 {
-	return param == PARAM_CGROUP_PARENT ? "linux.cgroupsPath" : NULL;
+	static const struct {
+		int param;
+		const char *path;
+	} paths[] = {
+		{PARAM_HOSTNAME, "hostname"},
+		{PARAM_DOMAINNAME, "domainname"},
+		{PARAM_PATH, "root.path"},
+		{PARAM_RW, "root.readonly"},
+		{PARAM_WORKDIR, "process.cwd"},
+		{PARAM_ENV, "process.env"},
+		{PARAM_USER, "process.user"},
+		{PARAM_COMMAND, "process.args"},
+		{PARAM_NRTASK, "linux.resources.pids.limit"},
+		{PARAM_MEMORY, "linux.resources.memory.limit"},
+		{PARAM_SWAP, "linux.resources.memory.swap"},
+		{PARAM_CGROUP_PARENT, "linux.cgroupsPath"},
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (paths[i].param == param)
+			return paths[i].path;
+	return NULL;
+}
+
+/* The config's path of the parameter an error is about, with the
+ * element of a list ("process.env[2]"); NULL: none. */
+static const char *config_subject(const struct cell_err_about *a, char *buf, size_t size)
+{
+	const char *path = config_spelling(a->param);
+	const struct param *p = param_get(a->param);
+
+	if (path == NULL || p == NULL || p->type != PARAM_LIST)
+		return path;
+	snprintf(buf, size, "%s[%d]", path, a->index);
+	return buf;
 }
 
 static void report(const struct oci_global *g, const char *level, const char *verb, const char *id,
@@ -119,9 +156,10 @@ static void report(const struct oci_global *g, const char *level, const char *ve
 			  : err->exit_code == CELL_EXIT_NOEXEC ? " (exec: permission denied)"
 							       : "";
 	struct cell_err spelled = *err, *e = &spelled;
-	char line[sizeof(e->msg) + 256];
+	char line[sizeof(e->msg) + 256], subject[96];
 
-	cell_err_spell(e, NULL, config_spelling(e->about.ref));
+	cell_err_spell(e, config_subject(&e->about, subject, sizeof(subject)),
+		       config_spelling(e->about.ref));
 	if (id != NULL)
 		snprintf(line, sizeof(line), "%s: container %s: %s%s", verb, id,
 			 without_jail(e->msg, id), why);

@@ -234,8 +234,8 @@ int cgroup_deleg_host(struct cgroup_deleg *d, const char *cgparent, struct cell_
 }
 
 /* How to get a delegated subtree, for the refusals. */
-#define DELEG_HOW                                                                                  \
-	"run cell under \"systemd-run --user --scope -p Delegate=yes\" or have root delegate a "   \
+#define DELEG_HOW                                                                                   \
+	"run in a scope of \"systemd-run --user --scope -p Delegate=yes\" or have root delegate a " \
 	"directory (chown it to you) and pass cgroup_parent"
 
 /* The v2 names of the controllers MASK, space-separated, into BUF. */

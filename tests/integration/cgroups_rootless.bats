@@ -64,13 +64,13 @@ delegate() {
 	run --separate-stderr as_user run --memory 64M -- true
 	[ "$status" -eq 125 ]
 	[ -z "$output" ]
-	[ "$stderr" = 'cell: run: --memory 64M: needs a delegated cgroup v2 subtree (rootless, and none found): run cell under "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass --cgroup-parent' ]
+	[ "$stderr" = 'cell: run: --memory 64M: needs a delegated cgroup v2 subtree (rootless, and none found): run in a scope of "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass --cgroup-parent' ]
 	[ -z "$(ls -A "$ROOTLESS_STATE" 2>/dev/null)" ]
 	for flag in "--nrtask 20" "--cpus 0.5"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr as_user run $flag -- true
 		[ "$status" -eq 125 ]
-		[ "$stderr" = "cell: run: $flag: needs a delegated cgroup v2 subtree (rootless, and none found): run cell under \"systemd-run --user --scope -p Delegate=yes\" or have root delegate a directory (chown it to you) and pass --cgroup-parent" ]
+		[ "$stderr" = "cell: run: $flag: needs a delegated cgroup v2 subtree (rootless, and none found): run in a scope of \"systemd-run --user --scope -p Delegate=yes\" or have root delegate a directory (chown it to you) and pass --cgroup-parent" ]
 	done
 	[ -z "$(ls -A "$ROOTLESS_STATE" 2>/dev/null)" ]
 }
@@ -95,7 +95,7 @@ delegate() {
 
 	run --separate-stderr as_user set w memory=64M
 	[ "$status" -eq 125 ]
-	[ "$stderr" = 'cell: set: jail w: memory=64M: needs a delegated cgroup v2 subtree (rootless, and none found): run cell under "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass cgroup_parent' ]
+	[ "$stderr" = 'cell: set: jail w: memory=64M: needs a delegated cgroup v2 subtree (rootless, and none found): run in a scope of "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass cgroup_parent' ]
 	[ "$(jq -r '.cgroup, .memory' "$ROOTLESS_STATE/w/state.json")" = "null
 null" ]
 
@@ -139,7 +139,7 @@ null" ]
 		"$DELEG" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env XDG_RUNTIME_DIR="$WORK/xdg" "$CELL" run --nrtask 5 -- true
 	[ "$status" -eq 125 ]
-	[[ "$stderr" == "cell: run: --nrtask 5: needs the pids controller of a delegated cgroup v2 subtree (rootless, and $DELEG has "*"): run cell under"* ]]
+	[[ "$stderr" == "cell: run: --nrtask 5: needs the pids controller of a delegated cgroup v2 subtree (rootless, and $DELEG has "*"): run in a scope of"* ]]
 	[ -z "$(ls "$DELEG" | grep '^cell')" ]
 	[ -z "$(ls -A "$ROOTLESS_STATE" 2>/dev/null)" ]
 }

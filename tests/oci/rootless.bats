@@ -290,11 +290,11 @@ teardown() {
 	[ -z "$(u1 list -q)" ]
 }
 
-@test "the refusal of a limit without a delegated subtree names the config's linux.cgroupsPath, not the jail CLI's parameter" {
+@test "the refusal of a limit without a delegated subtree names the limit and linux.cgroupsPath as the config says them, not as the jail CLI does" {
 	spec_bundle true
 	edit_config '.linux.resources = {"pids": {"limit": 10}}'
 	run -1 u1 create --bundle "$BUNDLE" c1
-	[ "$output" = 'cell-oci: create: container c1: needs a delegated cgroup v2 subtree (rootless, and none found): run cell under "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass linux.cgroupsPath' ]
+	[ "$output" = 'cell-oci: create: container c1: linux.resources.pids.limit: needs a delegated cgroup v2 subtree (rootless, and none found): run in a scope of "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass linux.cgroupsPath' ]
 	[ -z "$(u1 list -q)" ]
 }
 

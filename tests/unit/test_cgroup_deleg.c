@@ -253,9 +253,10 @@ static void a_limit_without_delegation_is_refused_saying_how(void **state)
 	assert_int_equal(e.about.param, PARAM_MEMORY);
 	cell_err_spell(&e, "--memory 64M", "--cgroup-parent");
 	assert_string_equal(
-		e.msg, "--memory 64M: needs a delegated cgroup v2 subtree (rootless, and none "
-		       "found): run cell under \"systemd-run --user --scope -p Delegate=yes\" or "
-		       "have root delegate a directory (chown it to you) and pass --cgroup-parent");
+		e.msg,
+		"--memory 64M: needs a delegated cgroup v2 subtree (rootless, and none "
+		"found): run in a scope of \"systemd-run --user --scope -p Delegate=yes\" or "
+		"have root delegate a directory (chown it to you) and pass --cgroup-parent");
 	spec_free(&s);
 
 	spec_with(&s, 20, -1, 500);

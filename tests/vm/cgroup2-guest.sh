@@ -292,7 +292,7 @@ ud() {
 		</dev/null 2>/tmp/err)
 	rc=$?
 }
-how='run cell under "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass --cgroup-parent'
+how='run in a scope of "systemd-run --user --scope -p Delegate=yes" or have root delegate a directory (chown it to you) and pass --cgroup-parent'
 
 ur run --memory 64M -- true
 check "(r) rootless, no delegation: --memory 64M is refused in one line saying how, status 125, nothing made" \
