@@ -428,6 +428,20 @@ static int describe(const json_t *state, pid_t who, json_t **out, struct cell_er
 	return 0;
 }
 
+/* The record of jail NAME with what its reaper's files say beside it:
+ * the last exit status, the count of restarts (null without a reaper). */
+static void add_reaper_files(int rootfd, const char *name, json_t *st)
+{
+	cleanup_close int dirfd =
+		openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int status = dirfd >= 0 ? jail_read_exit(dirfd) : -1;
+	int restarts = dirfd >= 0 ? jail_read_restarts(dirfd) : -1;
+
+	if (status >= 0)
+		json_object_set_new(st, "exit", json_integer(status));
+	json_object_set_new(st, "restarts", restarts >= 0 ? json_integer(restarts) : json_null());
+}
+
 int jail_inspect(const char *state_root, const char *name, json_t **out, struct cell_err *e)
 {
 	cleanup_close int rootfd = -1;
@@ -441,17 +455,7 @@ int jail_inspect(const char *state_root, const char *name, json_t **out, struct 
 	if (st == NULL)
 		return cell_err_set(e, 0, "%s: no such jail", name);
 	record_upgrade(st);
-	{
-		cleanup_close int dirfd =
-			openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int status = dirfd >= 0 ? jail_read_exit(dirfd) : -1;
-		int restarts = dirfd >= 0 ? jail_read_restarts(dirfd) : -1;
-
-		if (status >= 0)
-			json_object_set_new(st, "exit", json_integer(status));
-		json_object_set_new(st, "restarts",
-				    restarts >= 0 ? json_integer(restarts) : json_null());
-	}
+	add_reaper_files(rootfd, name, st);
 	ret = describe(st, 0, out, e);
 	json_decref(st);
 	return ret;
@@ -489,8 +493,10 @@ int jail_inspect_pid(const char *state_root, pid_t pid, json_t **out, struct cel
 		/* A jail is its pid namespace: PID is in it when it sees the
 		 * same one as the jail's first process. */
 		if (jail_record_running(st, &jpid) && ns_inode(jpid, "pid", &ino) == 0 &&
-		    ino == want)
+		    ino == want) {
+			add_reaper_files(rootfd, de->d_name, st);
 			ret = describe(st, pid, out, e);
+		}
 		json_decref(st);
 	}
 	closedir(d);

@@ -144,6 +144,26 @@ try_call("ptrace", attach, 1)
 	[ "$(jfield fine exit)" = 0 ]
 }
 
+@test "inspect --pid of a restarted jail's process gives its restarts, as inspect NAME does" {
+	cell run -d --name again --restart on-failure:1 -- \
+		sh -c '[ -e /tmp/once ] || { touch /tmp/once; exit 1; }; exec sleep 100' >/dev/null
+	wait_restarts again 1
+	wait_field again state running
+	pid=$(jfield again pid)
+	# The sleep of the second run: the reaper's child.
+	for ((i = 0; i < 50; i++)); do
+		child=$(descendants "$pid")
+		[ -n "$child" ] && [ "$(cat "/proc/$child/comm" 2>/dev/null)" = sleep ] && break
+		sleep 0.1
+	done
+	[ "$(cat "/proc/$child/comm")" = sleep ]
+	run cell inspect --json --pid "$child"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .name <<<"$output")" = again ]
+	[ "$(jq .restarts <<<"$output")" = 1 ]
+	[ "$(jq .restarts <<<"$output")" = "$(jfield again restarts)" ]
+}
+
 @test "--restart always restarts a payload that exits 0, until stop" {
 	cell run -d --name loop --restart always -- sh -c 'echo hi' >/dev/null
 	wait_restarts loop 2
