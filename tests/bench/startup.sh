@@ -10,7 +10,8 @@
 #
 # CELL is the binary to measure: the argument, else $CELL, else
 # build/cell.  OLD, when set, is another cell binary (an earlier build)
-# measured in the same run, for "no slower than before".  RUNS (200) and WARMUP (20) tune hyperfine.  Needs no
+# measured in the same run, for "no slower than before".  RUNS (200) and WARMUP (20) tune hyperfine;
+# ROUNDS (200, 0: none) the interleaved run of the floors and cell's rows after it.  Needs no
 # network.  Everything it makes (temp dirs, runc/crun state, their
 # cgroups) is removed on exit, even on failure.  Host cgroup mounts are
 # never touched: a runtime that refuses the host's layout is reported
@@ -95,6 +96,7 @@ trap cleanup EXIT
 # --- what is measured -------------------------------------------------
 
 cc -O2 -Wall -Wextra -o "$tmp/floor_ns" "$here/floor_ns.c"
+cc -O2 -Wall -Wextra -o "$tmp/interleave" "$here/interleave.c"
 
 # A busybox root: static, so that no loader or libc is needed inside.
 root=$tmp/root
@@ -198,6 +200,27 @@ jq -r '.results[] | "\(.command)\t\(.median)"' "$tmp/startup.json" |
 			printf "%-20s %12.3f %12.2f %12.2f %12.2f\n", name[i], med[i], med[i] / f,
 				med[i] / h, med[i] / t
 	}'
+
+# The floors and cell's rows again, in turn: each round runs every
+# command once, so that the machine's drift falls on all of them alike
+# (hyperfine above runs each command's runs one after the other).  The
+# ratios are to floor_ns.  ROUNDS=0 leaves it out.
+ROUNDS=${ROUNDS:-200}
+if [ "$ROUNDS" -gt 0 ]; then
+	il=()
+	for i in "${!names[@]}"; do
+		case ${names[$i]} in
+		floor_ns* | cell*) ;;
+		*) continue ;;
+		esac
+		[ ${#il[@]} -eq 0 ] || il+=(";;")
+		# shellcheck disable=SC2206 # the commands are word lists
+		il+=("${names[$i]}" ${cmds[$i]})
+	done
+	echo
+	echo "== interleaved: $ROUNDS rounds, each command once a round (tests/bench/interleave.c)"
+	"$tmp/interleave" "$ROUNDS" "${il[@]}"
+fi
 
 # --- peak memory ------------------------------------------------------
 

@@ -139,11 +139,20 @@ teardown() {
 }
 
 @test "podman: -it runs the process on a pty" {
-	run_in_pty "podman --root $ENGINE_TMP/root --runroot $ENGINE_TMP/runroot --tmpdir $ENGINE_TMP/tmp \
-		--storage-driver vfs --cgroup-manager cgroupfs --events-backend file \
-		--network-config-dir $ENGINE_TMP/net --runtime $OCI_RUNTIME \
-		run -it --rm $IMAGE sh -c 'tty; [ -t 0 ] && echo stdin-is-a-tty'"
-	[ "$status" -eq 0 ]
+	# podman 4.3 now and then prints nothing of a container that ends
+	# at once with -it, though it ran and exit 0 (podman's attach race,
+	# containers/podman#9859; 1 run in 10 here, with cell-oci of any
+	# version): up to three runs, each of which must succeed, one of
+	# which must show the pty.
+	local i
+	for i in 1 2 3; do
+		run_in_pty "podman --root $ENGINE_TMP/root --runroot $ENGINE_TMP/runroot --tmpdir $ENGINE_TMP/tmp \
+			--storage-driver vfs --cgroup-manager cgroupfs --events-backend file \
+			--network-config-dir $ENGINE_TMP/net --runtime $OCI_RUNTIME \
+			run -it --rm $IMAGE sh -c 'tty; [ -t 0 ] && echo stdin-is-a-tty'"
+		[ "$status" -eq 0 ]
+		[ -n "$output" ] && break
+	done
 	[[ "$output" == */dev/pts/* ]]
 	[[ "$output" == *stdin-is-a-tty* ]]
 }
