@@ -250,12 +250,9 @@ int idrange_pool(const char *subuid, const char *subgid, const char *passwd, con
 	if (u.count == 0 && g.count == 0) {
 		/* The built-in pool: checked against every id the host
 		 * gives out, every time (they may change). */
-		if (uc.found)
-			clash_error(subuid, &uc, e);
-		else if (gc.found)
-			clash_error(subgid, &gc, e);
-		if (uc.found || gc.found || check_ids_file(passwd, "user", e) < 0 ||
-		    check_ids_file(group, "group", e) < 0)
+		if ((uc.found && clash_error(subuid, &uc, e) < 0) ||
+		    (gc.found && clash_error(subgid, &gc, e) < 0) ||
+		    check_ids_file(passwd, "user", e) < 0 || check_ids_file(group, "group", e) < 0)
 			return append_hint(e);
 		*p = (struct idpool){IDRANGE_DEFAULT_BASE, IDRANGE_DEFAULT_BASE,
 				     IDRANGE_DEFAULT_COUNT, false};

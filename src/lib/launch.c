@@ -63,7 +63,8 @@
  *   sync 0  parent -> child  "n" and the descriptors of the UTS and
  *           network namespaces the user namespace's helper made while
  *           cell went on (ns.h), when a jail has its own and cell did
- *           not need them before the clone; the child joins them first.
+ *           not need them before the clone; the child takes and joins
+ *           them before its sysfs or sysctls (rootfs.h: join_net).
  *   sync 1  parent -> child  "g": the child is recorded and in its
  *           cgroups; nothing before it forks or runs the command.
  *   sync 2  child -> parent  MSG_PTY: the pty's master (with a terminal).
@@ -286,7 +287,6 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
 	return slave;
 }
 
-/* A listed mount of type cgroup: the jail's own cgroups there. */
 /*
  * The UTS and network namespaces made with its own user namespace (ns.h)
  * replace the ones the clone did not make, before anything is named or
@@ -308,6 +308,7 @@ static int child_join_net(void *arg, struct cell_err *e)
 	return 0;
 }
 
+/* A listed mount of type cgroup: the jail's own cgroups there. */
 static int mount_listed_cgroups(const struct child_ctx *c, struct cell_err *e)
 {
 	const struct jail_mount *m = rootfs_cgroup_mount(c->spec);
@@ -354,7 +355,9 @@ static noreturn void child_main(struct child_ctx *c)
 		slave = child_terminal(c, &e);
 	if (uts_apply(s, &e) < 0)
 		child_fail(c, &e);
-	if ((s->mech.ns_new & CLONE_NEWNET) && ns_loopback_up(&e) < 0)
+	/* A network namespace the helper made has its lo up already. */
+	if ((s->mech.ns_new & CLONE_NEWNET) && !(c->own.flags & CLONE_NEWNET) &&
+	    ns_loopback_up(&e) < 0)
 		child_fail(c, &e);
 	child_stage(c, "identity", 0);
 	child_wait_go(c, &e);
@@ -1018,9 +1021,9 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 	if (c->own.pending && ns_own_send(&c->own, l->sv[0], e) < 0)
 		return cell_err_prefix(e, "jail %s", l->spec->name);
 	/* The helper's namespaces are the child's now.  The helper, killed
-	 * before the clone, is reaped: from here on the jail's first process
-	 * is cell's only child (as tests and tools that walk a cell's
-	 * children expect). */
+	 * once they were opened, is reaped: from here on the jail's first
+	 * process is cell's only child (as tests and tools that walk a
+	 * cell's children expect). */
 	ns_own_close(&c->own);
 	ns_own_reap(&c->own);
 	run_take_channel(&l->r, l->sv);

@@ -57,27 +57,6 @@ pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd)
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
-int ns_loopback_up(struct cell_err *e)
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int ret = 0;
-
-	if (fd < 0)
-		return cell_err_set(e, errno, "bring up lo: socket");
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		ret = cell_err_set(e, errno, "bring up lo");
-	else if (!(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-			ret = cell_err_set(e, errno, "bring up lo");
-	}
-	close(fd);
-	return ret;
-}
-
 void ns_own_init(struct ns_own *o)
 {
 	o->helper = -1;
@@ -143,7 +122,8 @@ static pid_t helper_parent;
 static int helper_makes;
 static int helper_ready = -1;
 static volatile int helper_result;
-static bool helper_refused; /* test builds: as with user.max_net_namespaces = 0 */
+static volatile bool helper_lo_failed; /* the namespace made, its lo not up */
+static bool helper_refused;	       /* test builds: as with user.max_net_namespaces = 0 */
 
 /* A system call that writes no memory of cell's: glibc's syscall() sets
  * errno on a failure, and the helper shares cell's errno. */
@@ -166,23 +146,35 @@ static long helper_call(long nr, long a, long b, long c)
 	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
 	return x0;
 #else
-	return syscall(nr, a, b, c) < 0 ? -errno : 0;
+	long r = syscall(nr, a, b, c);
+
+	return r < 0 ? -errno : r;
 #endif
 }
 
-/* The helper's ns_loopback_up(), in raw calls. */
-static void helper_loopback_up(void)
+/* The loopback interface up, in raw calls (the helper's too): 0 or
+ * -errno. */
+static long loopback_up(void)
 {
 	struct ifreq ifr = {.ifr_name = "lo"};
-	long fd = helper_call(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	long fd = helper_call(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
 
 	if (fd < 0)
-		return;
-	if (helper_call(SYS_ioctl, fd, SIOCGIFFLAGS, (long)&ifr) == 0) {
+		return fd;
+	r = helper_call(SYS_ioctl, fd, SIOCGIFFLAGS, (long)&ifr);
+	if (r == 0 && !(ifr.ifr_flags & IFF_UP)) {
 		ifr.ifr_flags |= IFF_UP;
-		helper_call(SYS_ioctl, fd, SIOCSIFFLAGS, (long)&ifr);
+		r = helper_call(SYS_ioctl, fd, SIOCSIFFLAGS, (long)&ifr);
 	}
 	helper_call(SYS_close, fd, 0, 0);
+	return r;
+}
+
+int ns_loopback_up(struct cell_err *e)
+{
+	long r = loopback_up();
+
+	return r < 0 ? cell_err_set(e, (int)-r, "bring up lo") : 0;
 }
 
 /*
@@ -190,7 +182,7 @@ static void helper_loopback_up(void)
  * and network namespaces that namespace owns (unshare(): in its own
  * time, on the other CPU, while cell goes on and clones the jail's first
  * process; making a network namespace is the slowest step of a start),
- * says so on the eventfd, and waits until cell kills it, once the
+ * brings the network's lo up, says so on the eventfd, and waits until cell kills it, once the
  * namespaces are opened.  It shares cell's memory and descriptors
  * (CLONE_VM, CLONE_FILES: no page tables copied, no copy of the jail's
  * locks, nothing to tear down when it ends), so it makes raw system
@@ -207,10 +199,10 @@ static int own_helper(void *arg)
 		return 1;
 	if (helper_makes != 0) {
 		r = helper_refused ? -ENOSPC : helper_call(SYS_unshare, helper_makes, 0, 0);
-		/* Its loopback up too, meanwhile (ns_loopback_up() finds it
-		 * so, or tries again and says why). */
-		if (r == 0 && (helper_makes & CLONE_NEWNET))
-			helper_loopback_up();
+		/* Its loopback up too, meanwhile: the jail's first process
+		 * finds it so (ns.h). */
+		if (r == 0 && (helper_makes & CLONE_NEWNET) && (r = loopback_up()) < 0)
+			helper_lo_failed = true;
 		helper_result = (int)r;
 		helper_call(SYS_write, helper_ready, (long)&one, sizeof(one));
 	}
@@ -235,6 +227,7 @@ int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 		return cell_err_set(e, ENOSPC, "unshare a user namespace");
 	helper_makes = (int)(flags & (CLONE_NEWUTS | CLONE_NEWNET));
 	helper_result = 0;
+	helper_lo_failed = false;
 	helper_refused = helper_makes != 0 && testpoint_fail("userns:netns");
 	if (helper_makes != 0 && (o->ready = eventfd(0, EFD_CLOEXEC)) < 0)
 		return cell_err_set(e, errno, "user namespace: eventfd");
@@ -347,6 +340,8 @@ static int own_wait(struct ns_own *o, struct cell_err *e)
 	}
 	if (read(o->ready, &v, sizeof(v)) != (ssize_t)sizeof(v))
 		return cell_err_set(e, errno, "user namespace: wait for its namespaces");
+	if (helper_result < 0 && helper_lo_failed)
+		return cell_err_set(e, -helper_result, "bring up lo");
 	if (helper_result < 0)
 		return cell_err_set(e, -helper_result, "make its %s",
 				    helper_makes == (CLONE_NEWUTS | CLONE_NEWNET)

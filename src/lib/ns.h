@@ -19,7 +19,9 @@ unsigned long long ns_clone_flags(const struct jail_spec *s);
  * Returns like fork(). */
 pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd);
 
-/* In a new network namespace: brings the loopback interface up. */
+/* In a new network namespace: brings the loopback interface up (the
+ * helper of a user namespace of the jail's own does it in the one it
+ * makes; a failure there is ns_own_finish()'s or ns_own_send()'s). */
 int ns_loopback_up(struct cell_err *e);
 
 /*
@@ -41,9 +43,10 @@ int ns_loopback_up(struct cell_err *e);
  * bridge, slirp), else after the clone of the jail's first process, which
  * they are sent to (ns_own_send(), ns_own_recv(): sync 0).  Then cell
  * kills the helper.  The jail's first process joins the UTS and network
- * namespaces at once, the user namespace once its root is built (mounting
- * needs the host's), and becomes its root there: every mount and every
- * other namespace stays owned by the host's user namespace.
+ * namespaces before it mounts a sysfs or writes sysctls (rootfs.h), the
+ * user namespace once its root is built (mounting needs the host's), and
+ * becomes its root there: every mount and every other namespace stays
+ * owned by the host's user namespace.
  */
 struct ns_own {
 	pid_t helper;	    /* -1: none, or reaped */
@@ -62,8 +65,8 @@ struct ns_own {
 
 void ns_own_init(struct ns_own *o);
 /* The helper, born in a new user namespace owned by the first uid of
- * range R (NULL, or a count 0: root, for identity maps) and in new
- * namespaces of FLAGS (CLONE_NEWUTS, CLONE_NEWNET) made with it. */
+ * range R (NULL, or a count 0: root, for identity maps), which then makes
+ * new namespaces of FLAGS (CLONE_NEWUTS, CLONE_NEWNET) there. */
 int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 		 struct cell_err *e);
 /* Writes the maps and opens the user namespace.  The UTS and network
