@@ -5,6 +5,7 @@
 #include "channel.h"
 
 #include "init.h"
+#include "rawcall.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -227,6 +228,7 @@ void run_read_channel(struct run *r)
 	if (m.type == MSG_PTY && fd >= 0 && r->master < 0) {
 		struct cell_err ignored;
 
+		r->ack = r->shared;
 		r->master = fd;
 		if (!r->pty_elsewhere && isatty(STDIN_FILENO)) {
 			tty_copy_winsize(STDIN_FILENO, r->master);
@@ -386,5 +388,29 @@ void run_wait_exec(struct run *r)
 			break;
 		if (p.revents)
 			run_read_channel(r);
+		if (r->ack) {
+			r->ack = false;
+			run_send(r, 'c');
+		}
 	}
+}
+
+int run_send(struct run *r, char byte)
+{
+	struct pollfd p = {.fd = r->sock, .events = POLLIN};
+	long n;
+
+	if (!r->shared)
+		return send(r->sock, &byte, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	/* From the write on, the child runs in this memory: no errno, no
+	 * heap, nothing but this stack until it has the turn no more. */
+	n = raw_call6(SYS_sendto, r->sock, (long)&byte, 1, MSG_NOSIGNAL, 0, 0);
+	if (n != 1) {
+		errno = n < 0 ? (int)-n : EIO;
+		return -1;
+	}
+	do
+		n = raw_call(SYS_ppoll, (long)&p, 1, 0, 0);
+	while (n == -EINTR);
+	return 0;
 }

@@ -73,6 +73,13 @@ struct run {
 	struct timespec hup_deadline;
 	sigset_t saved; /* the signal mask before run_open() */
 	bool masked;
+	/* The child shares cell's memory until its exec (launch.c): the two
+	 * take turns.  Each byte cell sends hands over the turn, each
+	 * message the child sends (but its error and end of file) takes it
+	 * back, cell answering "c" when it has done with it; ack: a MSG_PTY
+	 * that wants that answer. */
+	bool shared;
+	bool ack;
 };
 
 void run_init(struct run *r);
@@ -119,5 +126,9 @@ int run_supervise_for(struct run *r, int timeout, bool *killed);
  * the child has reported its error (r->failed), it is held (r->hold),
  * created (r->created) or has sent its seccomp listener (not yet handed). */
 void run_wait_exec(struct run *r);
+/* Sends BYTE to the child; with a shared child, then waits (in raw
+ * calls: nothing of cell's memory written meanwhile) until the child
+ * has sent something, exec'd or ended.  0, or -1 with errno. */
+int run_send(struct run *r, char byte);
 
 #endif

@@ -26,15 +26,17 @@
  *   slirp: its net namespace too]
  * spawn: block the forwarded signals;
  *   clone3(all namespaces, CLONE_PIDFD,
- *   v2: CLONE_INTO_CGROUP); [the
- *   helper's net (UTS) namespace sent
- *   (sync 0), the helper ends]        ->  enter: namespaces joined by path
+ *   v2: CLONE_INTO_CGROUP; CLONE_VM
+ *   unless an OCI create or a time
+ *   namespace: "shared", below)       ->  [shared: wait for "go" first]
+ *                                         enter: namespaces joined by path
  *                                         [fsuid the jail's root's]
  *                                         built: mounts; --rootfs and
  *                                           binds idmapped           (rootfs.c)
  *                                           [before sysfs or sysctls:
- *                                           those net and UTS, sync 0
- *                                           taken and joined]
+ *                                           the helper's net and UTS,
+ *                                           once it says they are made,
+ *                                           joined by its pidfd]
  *                                           hold "prepivot"
  *                                         pivoted: pivot_root
  *                                           hold "postpivot"
@@ -53,6 +55,7 @@
  *                                          cell-init]                (init.c)
  *                                         user, workdir, fds          (process.c)
  * exec: wait for end-of-file (sync 3) <-  execve
+ *   [the helper reaped]
  *   (-d: return; the jail lives on)
  * wait (foreground): unlock, relay the
  *   pty, forward signals, pidfd
@@ -60,11 +63,6 @@
  *
  * The sync points, over the channel (a SOCK_SEQPACKET socketpair whose
  * child end is close-on-exec):
- *   sync 0  parent -> child  "n" and the descriptors of the UTS and
- *           network namespaces the user namespace's helper made while
- *           cell went on (ns.h), when a jail has its own and cell did
- *           not need them before the clone; the child takes and joins
- *           them before its sysfs or sysctls (rootfs.h: join_net).
  *   sync 1  parent -> child  "g": the child is recorded and in its
  *           cgroups; nothing before it forks or runs the command.
  *   sync 2  child -> parent  MSG_PTY: the pty's master (with a terminal).
@@ -74,6 +72,23 @@
  *           -> child "c": the launch stops with the root built, before
  *           and after pivot_root, where a launch asks (LAUNCH_HOLD_*:
  *           where OCI's createRuntime and createContainer hooks run).
+ *
+ * Shared: the jail's first process is born in cell's memory (CLONE_VM,
+ * on a stack of its own: ns_clone_vm()), which a fork would copy, page
+ * table by page table and then page by page as either writes, only for
+ * the payload's execve() to throw the copy away; on this test machine
+ * that was 1.5 ms of a 10 ms start.  Two processes in one memory must
+ * never run cell's code at once (the heap, errno and stdio are one), so
+ * they take turns: the child waits for "go" before anything else (cell
+ * records it meanwhile); from "go" on cell waits, in raw system calls
+ * (run_send()), until the child execs, ends, or sends a message it then
+ * waits for "c" to (a hold, MSG_PTY, MSG_SECCOMP).  The child works on a
+ * copy of the context; PR_SET_DUMPABLE is the memory's, so cell's own is
+ * given back once the child has left it (child_left()).  An OCI create
+ * forks as before (cell ends while the process waits to be started), and
+ * so does a child born in a time namespace of its own (its clock pages
+ * are the memory's), and any child where ns_clone_vm() is not (other
+ * architectures than x86-64).
  *
  * A stage that fails undoes the stages before it, in reverse (as jail(8)
  * runs its stop commands as its start commands reversed); a child that
@@ -96,6 +111,7 @@
 #include <string.h>
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -122,6 +138,7 @@
 #include "ns.h"
 #include "process.h"
 #include "proc.h"
+#include "rawcall.h"
 #include "record.h"
 #include "rootfs.h"
 #include "rootless.h"
@@ -147,8 +164,10 @@ struct child_ctx {
 	int log_fds[INIT_MAX_LOGS];
 	unsigned int hold;     /* LAUNCH_HOLD_*: where to stop for the parent */
 	struct rootfs_pin pin; /* the --rootfs directory rootfs_check() found */
-	bool go_seen;	       /* sync 1 came while held */
+	bool go_seen;	       /* sync 1 came while held, or first (shared) */
 	bool joined_net;       /* child_join_net() done */
+	bool shared;	       /* in cell's memory until its exec (stage_spawn) */
+	int peer;	       /* shared: cell's end of the channel, to close */
 	struct ns_own own;     /* its own user namespace, and what that owns */
 	sigset_t parent;       /* the signal mask to restore before execve */
 	mode_t umask;
@@ -283,6 +302,9 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
 		cell_err_set(e, errno, "send the pty to cell");
 		child_fail(c, e);
 	}
+	/* Sharing cell's memory, the child waits while cell takes it. */
+	if (c->shared)
+		child_wait_byte(c, 'c');
 	close(master);
 	return slave;
 }
@@ -292,8 +314,9 @@ static int child_terminal(struct child_ctx *c, struct cell_err *e)
  * replace the ones the clone did not make, before anything is named or
  * brought up and before a sysfs is mounted (the root's build calls this
  * there, rootfs.h), else once the root is built.  The helper may still
- * be making them at the clone: cell sends them when they are made (sync
- * 0), while the child builds what needs neither.
+ * be making them at the clone: the child waits for its word there (its
+ * eventfd) and joins them through its pidfd, having built meanwhile what
+ * needs neither.
  */
 static int child_join_net(void *arg, struct cell_err *e)
 {
@@ -301,7 +324,7 @@ static int child_join_net(void *arg, struct cell_err *e)
 
 	if (c->joined_net)
 		return 0;
-	if ((c->own.pending && ns_own_recv(&c->own, c->sock, e) < 0) ||
+	if ((c->own.pending && ns_own_join_helper(&c->own, e) < 0) ||
 	    ns_own_join_uts_net(&c->own, e) < 0)
 		return -1;
 	c->joined_net = true;
@@ -394,6 +417,8 @@ static noreturn void child_main(struct child_ctx *c)
 			cell_err_set(&e, errno, "send the seccomp listener to cell");
 			child_fail(c, &e);
 		}
+		if (c->shared)
+			child_wait_byte(c, 'c');
 		close(listener);
 	}
 	child_stage(c, "policy", 0);
@@ -536,6 +561,11 @@ struct launch {
 	int sv[2];
 	time_t created;
 	bool keep; /* the jail lives on (-d), or was removed meanwhile (rm -f) */
+	/* A child in cell's memory (stage_spawn): its stack (NULL once it
+	 * has left), and whether cell was dumpable before the child made
+	 * their memory not. */
+	void *stack;
+	int dumpable;
 };
 
 /* No reaper's files (yet). */
@@ -828,7 +858,7 @@ static int stage_files(struct launch *l, struct cell_err *e)
 	}
 	/* The helper's network namespace is cell's business before the
 	 * clone only for a bridge or slirp; else the jail's first process
-	 * gets it after its clone (sync 0), made meanwhile. */
+	 * joins it itself once the helper says it is made (meanwhile). */
 	if (c->own.helper > 0 &&
 	    ns_own_finish(&c->own, net_has_stage(&l->net) || l->net.slirp.on, e) < 0)
 		return cell_err_prefix(e, "jail %s", s->name);
@@ -976,11 +1006,124 @@ fail:
 	return -1;
 }
 
+/* The stack of a child in cell's memory, its lowest page a guard; its
+ * context at its top. */
+#define CHILD_STACK (1024 * 1024)
+
+/*
+ * The jail's first process, born in cell's memory (CLONE_VM): no page
+ * tables copied at the clone, no page copied when either writes, nothing
+ * torn down at its execve(), which gives it a memory of its own.  The two
+ * take turns (channel.h, run_send()): it waits for "go" (sync 1) before
+ * anything else, while cell records it; then cell waits while it builds,
+ * until its execve(), its end, or a message it waits for an answer to.
+ * It works on its own copy of the context (at the top of its stack).
+ */
+static int child_shared(void *arg)
+{
+	struct child_ctx *c = arg;
+
+	char got = 0;
+	long n;
+
+	/* Raw calls until "go": cell still has the turn.  cell's end closed
+	 * first, so that a cell that dies before it is end-of-file here. */
+	raw_call(SYS_close, c->peer, 0, 0, 0);
+	do
+		n = raw_call6(SYS_recvfrom, c->sock, (long)&got, 1, 0, 0, 0);
+	while (n == -EINTR);
+	if (n != 1 || got != 'g')
+		raw_call(SYS_exit_group, CELL_EXIT_ERROR, 0, 0, 0); /* cell failed, and says why */
+	c->go_seen = true;
+	child_main(c);
+}
+
+/* A jail's first process may share cell's memory: not where the launch
+ * stops at created (cell ends while the process waits to be started),
+ * not in a time namespace of its own (its clock pages are the memory's),
+ * not when it parses a file of the image (a flaw of that parser must
+ * reach the jail's process at most, never cell's memory: it runs as the
+ * host's root), and where ns_clone_vm() is (x86-64). */
+static bool child_may_share(const struct launch *l)
+{
+#if defined(__x86_64__)
+	return !l->opts->stop_created && !l->spec->mech.has_time_offsets &&
+	       !process_reads_image(l->spec);
+#else
+	(void)l;
+	return false;
+#endif
+}
+
+/* The child has left cell's memory (exec'd, or ended): cell is dumpable
+ * again if it was.  Its stack stays mapped, for the next launch of this
+ * cell's (an unmap would make the kernel flush the other CPUs' TLBs, a
+ * slow call to the hypervisor on a VM: 0.3 ms on the test machine). */
+static void child_left(struct launch *l)
+{
+	if (l->stack == NULL)
+		return;
+	l->stack = NULL;
+	if (l->dumpable > 0)
+		prctl(PR_SET_DUMPABLE, l->dumpable, 0, 0, 0);
+}
+
+/* The stack of the shared children, one at a time: mapped at the first. */
+static void *child_stack;
+
+/* Clones the child into cell's memory: its context copied to the top of
+ * its stack. */
+static pid_t clone_shared(struct launch *l, unsigned long long flags)
+{
+	struct child_ctx *copy;
+	char *top;
+	pid_t pid;
+
+	if (child_stack == NULL) {
+		void *m = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+		if (m == MAP_FAILED)
+			return -1;
+		if (mprotect(m, 4096, PROT_NONE) < 0) {
+			int err = errno;
+
+			munmap(m, CHILD_STACK);
+			errno = err;
+			return -1;
+		}
+		child_stack = m;
+	}
+	l->stack = child_stack;
+	top = (char *)l->stack + CHILD_STACK;
+	copy = (struct child_ctx *)(((uintptr_t)top - sizeof(*copy)) & ~(uintptr_t)63);
+	*copy = l->child;
+	copy->shared = true;
+	copy->peer = l->sv[0];
+	/* PR_SET_DUMPABLE is the memory's: once the child has made itself
+	 * not dumpable (child_enter(), after "go"), so is cell, until
+	 * child_left(). */
+	l->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	l->r.shared = true;
+	pid = ns_clone_vm(flags, l->cg.fd, &l->r.pidfd, l->stack,
+			  (size_t)((char *)copy - (char *)l->stack) & ~(size_t)15, child_shared,
+			  copy);
+	if (pid < 0) {
+		int err = errno;
+
+		l->r.shared = false;
+		child_left(l);
+		errno = err;
+	}
+	return pid;
+}
+
 /* spawn: the channel, the forwarded signals blocked (queued, not lost,
  * while the jail starts), and the clone into every namespace. */
 static int stage_spawn(struct launch *l, struct cell_err *e)
 {
 	struct child_ctx *c = &l->child;
+	unsigned long long flags;
 	int own_time = -1;
 
 	if (run_open(&l->r, l->sv, e) < 0)
@@ -1000,9 +1143,10 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 	if (l->spec->mech.has_time_offsets && time_ns_for_child(l, &own_time, e) < 0)
 		return -1;
 	/* A network namespace made beforehand (slirp) is joined, not made. */
-	l->r.pid = ns_clone(clone_flags(l->spec, &l->cg) &
-				    ~(c->own.net >= 0 ? (unsigned long long)CLONE_NEWNET : 0ULL),
-			    l->cg.fd, &l->r.pidfd);
+	flags = clone_flags(l->spec, &l->cg) &
+		~(c->own.net >= 0 ? (unsigned long long)CLONE_NEWNET : 0ULL);
+	l->r.pid = child_may_share(l) ? clone_shared(l, flags)
+				      : ns_clone(flags, l->cg.fd, &l->r.pidfd);
 	/* Cell's own children are born in its own time namespace again. */
 	if (own_time >= 0 && l->r.pid != 0) {
 		int err = setns(own_time, CLONE_NEWTIME) < 0 ? errno : 0;
@@ -1017,15 +1161,17 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 		close(l->sv[0]);
 		child_main(c);
 	}
-	/* Sync 0: the UTS and network namespaces the helper made meanwhile. */
-	if (c->own.pending && ns_own_send(&c->own, l->sv[0], e) < 0)
-		return cell_err_prefix(e, "jail %s", l->spec->name);
-	/* The helper's namespaces are the child's now.  The helper, killed
-	 * once they were opened, is reaped: from here on the jail's first
-	 * process is cell's only child (as tests and tools that walk a
-	 * cell's children expect). */
-	ns_own_close(&c->own);
-	ns_own_reap(&c->own);
+	/* The namespaces are the child's now.  A helper whose namespaces
+	 * the child joins itself lives until the child has (stage_exec);
+	 * else, killed once they were opened, it is reaped: from here on
+	 * the jail's first process is cell's only child (as tests and tools
+	 * that walk a cell's children expect). */
+	if (c->own.pending) {
+		ns_own_close_namespaces(&c->own);
+	} else {
+		ns_own_close(&c->own);
+		ns_own_reap(&c->own);
+	}
 	run_take_channel(&l->r, l->sv);
 	testpoint_pause("run:cloned");
 	return 0;
@@ -1038,14 +1184,15 @@ static void undo_spawn(struct launch *l)
 		syscall(SYS_pidfd_send_signal, l->r.pidfd, SIGKILL, NULL, 0);
 		run_supervise(&l->r);
 	}
+	child_left(l);
 	run_close(&l->r, l->sv);
 }
 
 /* A child that has failed already is no error here: its reason waits on
  * the channel, read next. */
-static int send_byte(const struct run *r, char byte, struct cell_err *e)
+static int send_byte(struct run *r, char byte, struct cell_err *e)
 {
-	if (send(r->sock, &byte, 1, MSG_NOSIGNAL) != 1 && errno != EPIPE && errno != ECONNRESET)
+	if (run_send(r, byte) < 0 && errno != EPIPE && errno != ECONNRESET)
 		return cell_err_set(e, errno, "start the jail");
 	return 0;
 }
@@ -1124,12 +1271,22 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 			if (l->opts->on_seccomp != NULL &&
 			    l->opts->on_seccomp(l->r.seccomp_fd, l->r.pid, l->opts->ctx, e) < 0)
 				return cell_err_prefix(e, "jail %s", l->spec->name);
+			/* A shared child waits for the answer (channel.h). */
+			if (l->r.shared && send_byte(&l->r, 'c', e) < 0)
+				return -1;
 			continue;
 		}
 		if (l->r.hold == 0)
 			break;
 		if (release_hold(l, e) < 0)
 			return -1;
+	}
+	/* End of file: the child exec'd or ended, and is out of cell's
+	 * memory; the helper it took its namespaces from is reaped. */
+	if (l->r.sock < 0) {
+		child_left(l);
+		ns_own_close(&l->child.own);
+		ns_own_reap(&l->child.own);
 	}
 	if (l->r.failed) {
 		run_child_error(&l->r, e);
@@ -1342,6 +1499,7 @@ int jail_run(const struct jail_spec *s, const struct launch_opts *opts, int *sta
 		.jail = {.dirfd = -1},
 		.rootfd = -1,
 		.netns_fd = -1,
+		.dumpable = -1,
 		.sv = {-1, -1},
 		.created = time(NULL),
 	};

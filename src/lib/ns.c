@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/sched.h>
 #include <net/if.h>
@@ -31,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rawcall.h"
 #include "rootless.h"
 #include "testpoint.h"
 #include "tty.h"
@@ -57,11 +59,65 @@ pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd)
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
+#if defined(__x86_64__)
+pid_t ns_clone_vm(unsigned long long flags, int cgroup_fd, int *pidfd, void *stack, size_t size,
+		  int (*fn)(void *), void *arg)
+{
+	struct clone_args args;
+	register long to __asm__("r12") = (long)fn;
+	register long with __asm__("r13") = (long)arg;
+	long ret;
+
+	memset(&args, 0, sizeof(args));
+	args.flags = flags | CLONE_VM | CLONE_PIDFD;
+	if (cgroup_fd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)cgroup_fd;
+	}
+	args.pidfd = (uint64_t)(uintptr_t)pidfd;
+	args.exit_signal = SIGCHLD;
+	args.stack = (uint64_t)(uintptr_t)stack;
+	args.stack_size = size;
+	/* The child comes back from the call on its own stack, with the
+	 * registers the parent had: it calls FN(ARG) from r12 and r13 (kept
+	 * across a system call) and never returns here; exit(2) with FN's
+	 * value if FN returns. */
+	__asm__ volatile("syscall\n\t"
+			 "testq %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xorl %%ebp, %%ebp\n\t"
+			 "movq %%r13, %%rdi\n\t"
+			 "callq *%%r12\n\t"
+			 "movl %%eax, %%edi\n\t"
+			 "movl %[exit], %%eax\n\t"
+			 "syscall\n\t"
+			 "ud2\n"
+			 "1:"
+			 : "=a"(ret)
+			 : "a"((long)SYS_clone3), "D"(&args), "S"(sizeof(args)), "r"(to),
+			   "r"(with), [exit] "i"(SYS_exit)
+			 : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return (pid_t)ret;
+}
+#else
+pid_t ns_clone_vm(unsigned long long flags, int cgroup_fd, int *pidfd, void *stack, size_t size,
+		  int (*fn)(void *), void *arg)
+{
+	errno = ENOSYS;
+	return -1;
+}
+#endif
+
 void ns_own_init(struct ns_own *o)
 {
 	o->helper = -1;
 	o->helper_pidfd = -1;
 	o->ready = -1;
+	o->joined = -1;
 	o->pending = false;
 	o->killed = false;
 	o->flags = 0;
@@ -116,40 +172,26 @@ static int back_to_root(uid_t uid, gid_t gid)
 /* The helper's stack: it runs in cell's memory, one helper at a time. */
 static char helper_stack[16384] __attribute__((aligned(64)));
 static pid_t helper_parent;
-/* What the helper makes itself (CLONE_NEWUTS, CLONE_NEWNET), the
- * eventfd it then signals, and how that went (0 or -errno): written by
- * the helper before its signal, read by cell after it. */
+/* What the helper makes itself (CLONE_NEWUTS, CLONE_NEWNET) and the
+ * eventfd it then signals.  How that went is the value it adds there
+ * (helper_value()): the jail's first process reads it too, and a forked
+ * one does not see cell's memory. */
 static int helper_makes;
 static int helper_ready = -1;
-static volatile int helper_result;
-static volatile bool helper_lo_failed; /* the namespace made, its lo not up */
-static bool helper_refused;	       /* test builds: as with user.max_net_namespaces = 0 */
+static int helper_joined = -1;
+static bool helper_refused; /* test builds: as with user.max_net_namespaces = 0 */
 
-/* A system call that writes no memory of cell's: glibc's syscall() sets
- * errno on a failure, and the helper shares cell's errno. */
+/* The helper's word on the eventfd: 1 when its namespaces are made, else
+ * 2 + the errno doubled, plus 1 if what failed was bringing up lo. */
+static uint64_t helper_value(long r, bool lo)
+{
+	return r == 0 ? 1 : 2 + ((uint64_t)-r << 1) + (lo ? 1 : 0);
+}
+
+/* The helper's calls (rawcall.h). */
 static long helper_call(long nr, long a, long b, long c)
 {
-#if defined(__x86_64__)
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	return x0;
-#else
-	long r = syscall(nr, a, b, c);
-
-	return r < 0 ? -errno : r;
-#endif
+	return raw_call(nr, a, b, c, 0);
 }
 
 /* The loopback interface up, in raw calls (the helper's too): 0 or
@@ -182,15 +224,18 @@ int ns_loopback_up(struct cell_err *e)
  * and network namespaces that namespace owns (unshare(): in its own
  * time, on the other CPU, while cell goes on and clones the jail's first
  * process; making a network namespace is the slowest step of a start),
- * brings the network's lo up, says so on the eventfd, and waits until cell kills it, once the
- * namespaces are opened.  It shares cell's memory and descriptors
- * (CLONE_VM, CLONE_FILES: no page tables copied, no copy of the jail's
- * locks, nothing to tear down when it ends), so it makes raw system
- * calls only and writes no memory but its stack and helper_result.
+ * brings the network's lo up, and says so on the eventfd.  Then it holds
+ * them until the jail's first process says it has joined them (the
+ * second eventfd: it then ends by itself, long before cell reaps it), or
+ * until cell kills it (cell opened them before the clone, or the launch
+ * failed).  It shares cell's memory and descriptors (CLONE_VM,
+ * CLONE_FILES: no page tables copied, no copy of the jail's locks,
+ * nothing to tear down when it ends), so it makes raw system calls only
+ * and writes no memory but its stack.
  */
 static int own_helper(void *arg)
 {
-	uint64_t one = 1;
+	uint64_t word;
 	long r = 0;
 
 	/* Dies with cell; a cell that died before the prctl is no parent. */
@@ -198,13 +243,21 @@ static int own_helper(void *arg)
 	    helper_call(SYS_getppid, 0, 0, 0) != helper_parent)
 		return 1;
 	if (helper_makes != 0) {
+		bool lo = false;
+
 		r = helper_refused ? -ENOSPC : helper_call(SYS_unshare, helper_makes, 0, 0);
 		/* Its loopback up too, meanwhile: the jail's first process
 		 * finds it so (ns.h). */
 		if (r == 0 && (helper_makes & CLONE_NEWNET) && (r = loopback_up()) < 0)
-			helper_lo_failed = true;
-		helper_result = (int)r;
-		helper_call(SYS_write, helper_ready, (long)&one, sizeof(one));
+			lo = true;
+		word = helper_value(r, lo);
+		helper_call(SYS_write, helper_ready, (long)&word, sizeof(word));
+		if (r == 0) {
+			while (helper_call(SYS_read, helper_joined, (long)&word, sizeof(word)) ==
+			       -EINTR)
+				;
+			return 0;
+		}
 	}
 	for (;;)
 		helper_call(SYS_pause, 0, 0, 0);
@@ -226,12 +279,12 @@ int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 	if (testpoint_fail("userns:unshare")) /* as with user.max_user_namespaces = 0 */
 		return cell_err_set(e, ENOSPC, "unshare a user namespace");
 	helper_makes = (int)(flags & (CLONE_NEWUTS | CLONE_NEWNET));
-	helper_result = 0;
-	helper_lo_failed = false;
 	helper_refused = helper_makes != 0 && testpoint_fail("userns:netns");
-	if (helper_makes != 0 && (o->ready = eventfd(0, EFD_CLOEXEC)) < 0)
+	if (helper_makes != 0 &&
+	    ((o->ready = eventfd(0, EFD_CLOEXEC)) < 0 || (o->joined = eventfd(0, EFD_CLOEXEC)) < 0))
 		return cell_err_set(e, errno, "user namespace: eventfd");
 	helper_ready = o->ready;
+	helper_joined = o->joined;
 	helper_parent = getpid();
 	if (as_owner(uid, gid) < 0) {
 		err = errno;
@@ -318,10 +371,20 @@ static int write_given_map(pid_t pid, const char *map, const struct jail_idmap *
 	return ret;
 }
 
-/* Waits for the helper's namespaces (a helper that ended without
- * making them is an error, never a wait without end), opens them, lets
- * the helper go. */
-static int own_wait(struct ns_own *o, struct cell_err *e)
+/* What the helper makes, in words. */
+static const char *made(const struct ns_own *o)
+{
+	int f = o->flags & (CLONE_NEWUTS | CLONE_NEWNET);
+
+	return f == (CLONE_NEWUTS | CLONE_NEWNET) ? "UTS and network namespaces"
+	       : f == CLONE_NEWNET		  ? "network namespace"
+						  : "UTS namespace";
+}
+
+/* Waits for the helper's word (a helper that ended without saying it
+ * is an error, never a wait without end): 0 when its namespaces are
+ * made, else the error. */
+static int helper_word(const struct ns_own *o, struct cell_err *e)
 {
 	struct pollfd p[2] = {{.fd = o->ready, .events = POLLIN},
 			      {.fd = o->helper_pidfd, .events = POLLIN}};
@@ -340,14 +403,21 @@ static int own_wait(struct ns_own *o, struct cell_err *e)
 	}
 	if (read(o->ready, &v, sizeof(v)) != (ssize_t)sizeof(v))
 		return cell_err_set(e, errno, "user namespace: wait for its namespaces");
-	if (helper_result < 0 && helper_lo_failed)
-		return cell_err_set(e, -helper_result, "bring up lo");
-	if (helper_result < 0)
-		return cell_err_set(e, -helper_result, "make its %s",
-				    helper_makes == (CLONE_NEWUTS | CLONE_NEWNET)
-					    ? "UTS and network namespaces"
-				    : helper_makes == CLONE_NEWNET ? "network namespace"
-								   : "UTS namespace");
+	if (v == 1)
+		return 0;
+	if (v < 2 || v > 2 + ((uint64_t)INT_MAX << 1) + 1)
+		return cell_err_set(e, EPROTO, "user namespace: its helper's word");
+	if ((v - 2) & 1)
+		return cell_err_set(e, (int)((v - 2) >> 1), "bring up lo");
+	return cell_err_set(e, (int)((v - 2) >> 1), "make its %s", made(o));
+}
+
+/* cell, when it needs them before the clone: waits for the helper's
+ * namespaces, opens them, lets the helper go. */
+static int own_wait(struct ns_own *o, struct cell_err *e)
+{
+	if (helper_word(o, e) < 0)
+		return -1;
 	if (((o->flags & CLONE_NEWUTS) && (o->uts = open_ns(o->helper, "uts", e)) < 0) ||
 	    ((o->flags & CLONE_NEWNET) && (o->net = open_ns(o->helper, "net", e)) < 0))
 		return -1;
@@ -380,43 +450,22 @@ int ns_own_finish(struct ns_own *o, bool now, struct cell_err *e)
 	return now ? own_wait(o, e) : 0;
 }
 
-int ns_own_send(struct ns_own *o, int sock, struct cell_err *e)
+int ns_own_join_helper(struct ns_own *o, struct cell_err *e)
 {
-	const char byte = 'n';
-	int fds[2];
-	size_t n = 0;
+	const uint64_t one = 1;
 
-	if (own_wait(o, e) < 0)
+	if (helper_word(o, e) < 0)
 		return -1;
-	if (o->uts >= 0)
-		fds[n++] = o->uts;
-	if (o->net >= 0)
-		fds[n++] = o->net;
-	if (tty_send_fds(sock, &byte, 1, fds, n) < 0)
-		return cell_err_set(e, errno, "send the jail's namespaces to its first process");
-	return 0;
-}
-
-int ns_own_recv(struct ns_own *o, int sock, struct cell_err *e)
-{
-	int fds[2];
-	char byte = 0;
-	size_t n = 0, want = ((o->flags & CLONE_NEWUTS) != 0) + ((o->flags & CLONE_NEWNET) != 0);
-	ssize_t r = tty_recv_fds(sock, &byte, 1, fds, 2);
-
-	if (r != 1 || byte != 'n' || fds[want - 1] < 0) {
-		for (size_t i = 0; i < 2; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		if (r == 0)
-			_exit(CELL_EXIT_ERROR); /* cell failed, and says why */
-		return cell_err_set(e, r < 0 ? errno : EPROTO, "receive the jail's namespaces");
-	}
-	if (o->flags & CLONE_NEWUTS)
-		o->uts = fds[n++];
-	if (o->flags & CLONE_NEWNET)
-		o->net = fds[n++];
+	/* Joined through its pidfd: no /proc, one call for both. */
+	if (setns(o->helper_pidfd, o->flags & (CLONE_NEWUTS | CLONE_NEWNET)) < 0)
+		return cell_err_set(e, errno, "join the jail's %s", made(o));
 	o->pending = false;
+	/* Joined: the helper may end, now, while the jail builds, so that
+	 * cell finds it ended when it reaps it (after the exec).  (A
+	 * pidfd_send_signal() from here would be refused: the helper is in
+	 * an ancestor of this process's pid namespace.) */
+	if (write(o->joined, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		return cell_err_set(e, errno, "user namespace: let its helper go");
 	return 0;
 }
 
@@ -439,22 +488,29 @@ static void close_namespaces(const struct ns_own *o)
 			close(fds[i]);
 }
 
-/* The helper's eventfd and pidfd, closed. */
+/* The helper's eventfds and pidfd, closed. */
 static void close_helper_fds(struct ns_own *o)
 {
 	if (o->ready >= 0)
 		close(o->ready);
+	if (o->joined >= 0)
+		close(o->joined);
 	if (o->helper_pidfd >= 0)
 		close(o->helper_pidfd);
-	o->ready = o->helper_pidfd = -1;
+	o->ready = o->joined = o->helper_pidfd = -1;
+}
+
+void ns_own_close_namespaces(struct ns_own *o)
+{
+	close_namespaces(o);
+	o->user = o->uts = o->net = -1;
 }
 
 void ns_own_close(struct ns_own *o)
 {
 	let_go(o);
-	close_namespaces(o);
+	ns_own_close_namespaces(o);
 	close_helper_fds(o);
-	o->user = o->uts = o->net = -1;
 }
 
 int ns_own_join_uts_net(struct ns_own *o, struct cell_err *e)

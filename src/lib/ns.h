@@ -18,10 +18,16 @@ unsigned long long ns_clone_flags(const struct jail_spec *s);
  * CGROUP_FD unless it is -1; *pidfd receives a pidfd of the child.
  * Returns like fork(). */
 pid_t ns_clone(unsigned long long flags, int cgroup_fd, int *pidfd);
+/* The same with CLONE_VM: the child runs FN(ARG) on STACK (SIZE bytes,
+ * its lowest address first) in cell's own memory until its execve(), and
+ * never returns here.  -1 with ENOSYS where there is no such clone
+ * (architectures other than x86-64). */
+pid_t ns_clone_vm(unsigned long long flags, int cgroup_fd, int *pidfd, void *stack, size_t size,
+		  int (*fn)(void *), void *arg);
 
 /* In a new network namespace: brings the loopback interface up (the
  * helper of a user namespace of the jail's own does it in the one it
- * makes; a failure there is ns_own_finish()'s or ns_own_send()'s). */
+ * makes; a failure there is ns_own_finish()'s or ns_own_join_helper()'s). */
 int ns_loopback_up(struct cell_err *e);
 
 /*
@@ -38,13 +44,16 @@ int ns_loopback_up(struct cell_err *e);
  * the range is known; a thread-like child in cell's memory, made as the
  * owner-to-be) and makes the UTS and network namespaces there itself,
  * while cell goes on.  cell writes the maps and opens the user namespace
- * (ns_own_finish()); the UTS and network namespaces it opens once the
- * helper says they are made: at once when cell needs them itself (a
- * bridge, slirp), else after the clone of the jail's first process, which
- * they are sent to (ns_own_send(), ns_own_recv(): sync 0).  Then cell
- * kills the helper.  The jail's first process joins the UTS and network
- * namespaces before it mounts a sysfs or writes sysctls (rootfs.h), the
- * user namespace once its root is built (mounting needs the host's), and
+ * (ns_own_finish()).  When cell needs the UTS and network namespaces
+ * itself (a bridge, slirp), it waits for the helper's word, opens them
+ * and kills the helper before the clone; else the jail's first process
+ * waits for that word itself (the helper's eventfd and pidfd are among
+ * the descriptors it is born with) and joins them through the helper's
+ * pidfd (ns_own_join_helper()) and says so on a second eventfd, on which
+ * the helper ends; cell reaps it once that process has exec'd.  Either
+ * way the jail's first process joins the UTS and network namespaces
+ * before it mounts a sysfs or writes sysctls (rootfs.h), the user
+ * namespace once its root is built (mounting needs the host's), and
  * becomes its root there: every mount and every other namespace stays
  * owned by the host's user namespace.
  */
@@ -52,6 +61,7 @@ struct ns_own {
 	pid_t helper;	    /* -1: none, or reaped */
 	int helper_pidfd;   /* the helper's pidfd, -1 */
 	int ready;	    /* eventfd: the helper made its namespaces; -1 */
+	int joined;	    /* eventfd: the jail's first process joined them; -1 */
 	bool pending;	    /* UTS/network made by the helper, not opened yet */
 	bool killed;	    /* the helper has been let go */
 	int flags;	    /* CLONE_NEWUSER and what the helper makes with it */
@@ -71,16 +81,17 @@ int ns_own_start(struct ns_own *o, unsigned long flags, const struct idrange *r,
 		 struct cell_err *e);
 /* Writes the maps and opens the user namespace.  The UTS and network
  * namespaces too, and the helper let go, if NOW (cell needs them before
- * the clone); else they stay pending, for ns_own_send(). */
+ * the clone); else they stay pending, for ns_own_join_helper(). */
 int ns_own_finish(struct ns_own *o, bool now, struct cell_err *e);
-/* cell, after the clone, while pending: waits for the helper's
- * namespaces, opens them, lets the helper go, sends them over SOCK. */
-int ns_own_send(struct ns_own *o, int sock, struct cell_err *e);
-/* The jail's first process, while pending (its copy of O): receives
- * them into O. */
-int ns_own_recv(struct ns_own *o, int sock, struct cell_err *e);
+/* The jail's first process, while pending (its copy of O): waits for the
+ * helper's word and joins the namespaces it made. */
+int ns_own_join_helper(struct ns_own *o, struct cell_err *e);
 /* The helper let go (if it still waits), the descriptors closed. */
 void ns_own_close(struct ns_own *o);
+/* The namespaces' descriptors closed; the helper and its eventfd, which
+ * it writes through cell's descriptor table, are left for
+ * ns_own_close(). */
+void ns_own_close_namespaces(struct ns_own *o);
 /* The helper let go and reaped. */
 void ns_own_reap(struct ns_own *o);
 /* In the jail's first process: setns() into the UTS and network

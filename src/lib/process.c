@@ -159,6 +159,15 @@ static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cel
 	return resolve_groups(p, found ? u.name : NULL, id, e);
 }
 
+bool process_reads_image(const struct jail_spec *s)
+{
+	/* resolve_ident() reads the jail's /etc/passwd (and /etc/group)
+	 * for a user or for HOME; the embedded root is the host's own
+	 * files, read-only, unless a bind or a mount may cover them. */
+	return (s->proc.has_user || wants_home(s)) &&
+	       (s->rootfs != NULL || s->nbinds != 0 || s->mech.mounts_given);
+}
+
 /* Becomes ID: groups first (after setresuid() they may no longer
  * change), then gid, then uid.  Without -u only given groups change. */
 static int set_ident(const struct jail_spec *s, const struct ident *id, struct cell_err *e)

@@ -279,8 +279,10 @@ crash_run() {
 @test "run killed after the clone takes the unstarted jail with it" {
 	needs_testpoints
 	crash_run run:cloned
-	# There was one: cell and its clone carried the marker.
-	[ "$PAUSED_MARKERS" -eq 2 ]
+	# There was one: cell, its clone and the user namespace's helper
+	# (waiting for the clone to join its network namespace; all three
+	# in cell's memory) carried the marker.
+	[ "$PAUSED_MARKERS" -eq 3 ]
 	check_listed stopped
 	[ -z "$(jail_cgroups "$JAIL")" ]
 	check_rm 0
@@ -1137,4 +1139,65 @@ LAUNCH_STAGES="prepare state userns ids cgroups files spawn start exec enter bui
 	wait "$HOOK_PID"
 	[ "$(awk 'index($0, "Max open files") == 1 { print $(NF-2) }' "/proc/$JAIL_PID/limits")" = 100 ]
 	check_rm 0 -f
+}
+
+# same_memory PID1 PID2: the two processes share one memory (kcmp(2),
+# KCMP_VM), as the shared child and its cell do until its exec.
+same_memory() {
+	python3 - "$1" "$2" <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+# kcmp(pid1, pid2, KCMP_VM = 1, 0, 0): 0 when the memory is the same
+r = libc.syscall(312, int(sys.argv[1]), int(sys.argv[2]), 1, 0, 0)
+if r < 0:
+    sys.exit("kcmp: errno %d" % ctypes.get_errno())
+sys.exit(0 if r == 0 else 1)
+PY
+}
+
+# paused_child ARGS...: a foreground jail paused in its first process
+# before it builds (run:building); sets RUN_PID (cell) and CHILD (the
+# jail's first process, as its record says).
+paused_child() {
+	CELL_TEST_PAUSE=run:building CELL_TEST_PAUSE_FILE=$WORK/paused \
+		"$CELL_TESTPOINTS" --root "$STATE" run --name "$JAIL" "$@" -- \
+		sleep "$MARK" </dev/null >"$WORK/run.out" 2>&1 3>&- &
+	RUN_PID=$!
+	HOOK_PIDS+=("$RUN_PID")
+	wait_for "$WORK/paused"
+	wait_running "$JAIL"
+	CHILD=$(record .pid)
+}
+
+@test "the jail's first process shares cell's memory until its exec, but not to read an image's /etc/passwd" {
+	needs_testpoints
+	[ "$(uname -m)" = x86_64 ] || skip "the shared child is x86-64's"
+	# The embedded root: the host's own files, no fork of cell's memory.
+	paused_child
+	same_memory "$RUN_PID" "$CHILD"
+	kill -USR1 "$CHILD"
+	# Exec'd: a memory of its own, and cell runs on.
+	for ((i = 0; i < 50; i++)); do
+		! same_memory "$RUN_PID" "$CHILD" && break
+		sleep 0.1
+	done
+	refute same_memory "$RUN_PID" "$CHILD"
+	[ -z "$(cat "$WORK/run.out")" ]
+	cell stop -t 0 "$JAIL"
+	wait "$RUN_PID" || true
+
+	# A --rootfs whose /etc/passwd gives HOME is parsed by a fork only:
+	# a flaw of that parser reaches the jail's process, never cell.
+	make_rootfs "$WORK/root"
+	paused_child --rootfs "$WORK/root"
+	refute same_memory "$RUN_PID" "$CHILD"
+	kill -USR1 "$CHILD"
+	cell stop -t 0 "$JAIL"
+	wait "$RUN_PID" || true
+	# Told its HOME, it reads no file of the image: shared again.
+	paused_child --rootfs "$WORK/root" --env HOME=/
+	same_memory "$RUN_PID" "$CHILD"
+	kill -USR1 "$CHILD"
+	cell stop -t 0 "$JAIL"
+	wait "$RUN_PID" || true
 }

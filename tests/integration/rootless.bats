@@ -392,3 +392,26 @@ web" ]
 	[ -e "$RL_PLAIN_HOME/up/stopped" ]
 	rm -rf "$RL_PLAIN_HOME/up" "$RL_PLAIN_HOME/cell.conf"
 }
+
+@test "a user's foreground cell is dumpable again once its jail's command runs: its /proc files are the user's" {
+	# Its jail's first process shared cell's memory until its exec, and
+	# was not dumpable (the flag is the memory's): cell gets its own back.
+	rcell run --name fg -- sleep 1000 >/dev/null 2>&1 3>&- &
+	local bg=$! jpid="" cpid="" owner="" i
+	for ((i = 0; i < 50; i++)); do
+		jpid=$(rcell ls --json | jq -r '.[] | select(.name == "fg") | .pid')
+		[ -n "$jpid" ] && [ "$jpid" != null ] && [ "$(cat "/proc/$jpid/comm" 2>/dev/null)" = sleep ] && break
+		sleep 0.1
+	done
+	[ "$(cat "/proc/$jpid/comm")" = sleep ]
+	cpid=$(ps -o ppid= -p "$jpid" | tr -d ' ')
+	[ "$(cat "/proc/$cpid/comm")" = cell ]
+	for ((i = 0; i < 50; i++)); do
+		owner=$(stat -c %u "/proc/$cpid/status")
+		[ "$owner" = "$RL_UID" ] && break
+		sleep 0.1
+	done
+	[ "$owner" = "$RL_UID" ]
+	run -0 rcell stop -t 0 fg
+	wait "$bg" || true
+}
