@@ -1162,10 +1162,11 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 		child_main(c);
 	}
 	/* The namespaces are the child's now.  A helper whose namespaces
-	 * the child joins itself lives until the child has (stage_exec);
-	 * else, killed once they were opened, it is reaped: from here on
-	 * the jail's first process is cell's only child (as tests and tools
-	 * that walk a cell's children expect). */
+	 * the child joins itself lives until the child has, and is reaped
+	 * after the exec (stage_exec): until then cell has two children.
+	 * Else, killed once they were opened, it is reaped now.  After the
+	 * exec the jail's first process is cell's only child (as tests and
+	 * tools that walk a cell's children expect). */
 	if (c->own.pending) {
 		ns_own_close_namespaces(&c->own);
 	} else {

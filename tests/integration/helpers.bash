@@ -365,6 +365,25 @@ cell_rm_all() {
 	fi
 }
 
+# child_of PID [COMM]: the host pid of PID's child (named COMM), once
+# there is one (5 s).  A cell's jail by the name of its command: until
+# the jail's first process has exec'd, the user namespace's helper may
+# be cell's child too (docs/ARCHITECTURE.md, "The shared child").
+child_of() {
+	local i c
+	for ((i = 0; i < 50; i++)); do
+		for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+			if [ -z "${2:-}" ] || [ "$(cat "/proc/$c/comm" 2>/dev/null)" = "$2" ]; then
+				echo "$c"
+				return 0
+			fi
+		done
+		sleep 0.1
+	done
+	echo "timed out waiting for a child of $1 ${2:-}" >&2
+	return 1
+}
+
 # descendants PID: the host pids of every process below PID.
 descendants() {
 	local c

@@ -143,8 +143,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 @test "a jail without cgroup limits gets no cgroup of its own" {
 	cell_bg "$WORK/out" --name plain -- sleep 30
 	wait_running "plain"
-	jail=$(cat "/proc/$BG_PID/task/$BG_PID/children")
-	jail=${jail%% *}
+	jail=$(child_of "$BG_PID" sleep)
 	# While it runs: no cgroup named after it, and its processes sit in
 	# cell's own cgroups.
 	[ ! -e "$(jail_cgroup pids plain)" ]
@@ -158,8 +157,7 @@ touch /sys/fs/cgroup/pids/x 2>&1 || :'
 	CG_DIRS+=("$parent")
 	cell_bg "$WORK/out" --name child --cgroup-parent "/${parent##*/}" -- sleep 30
 	wait_running "child"
-	jail=$(cat "/proc/$BG_PID/task/$BG_PID/children")
-	jail=${jail%% *}
+	jail=$(child_of "$BG_PID" sleep)
 	# The jail's pids cgroup is a child of the parent, and holds it.
 	leaf=$(ls "$parent" | grep -- '-child$')
 	[ -n "$leaf" ]

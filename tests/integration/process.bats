@@ -6,23 +6,6 @@ load helpers
 
 DEFAULT_PATH=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-# child_of PID [COMM]: the host pid of PID's child (named COMM), once
-# there is one (5 s).
-child_of() {
-	local i c
-	for ((i = 0; i < 50; i++)); do
-		for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
-			if [ -z "${2:-}" ] || [ "$(cat "/proc/$c/comm" 2>/dev/null)" = "$2" ]; then
-				echo "$c"
-				return 0
-			fi
-		done
-		sleep 0.1
-	done
-	echo "timed out waiting for a child of $1 ${2:-}" >&2
-	return 1
-}
-
 # A jail whose pid 1 handles SIG (exits 3) and says it is ready; SIG is
 # sent to cell, which must forward it.
 signal_reaches_handler() {
@@ -98,7 +81,7 @@ cell-init" ]
 
 @test "with --init, SIGTERM to cell ends a command without handler: 143" {
 	cell_bg "$WORK/out" --init -- sleep 100
-	reaper=$(child_of "$BG_PID")
+	reaper=$(child_of "$BG_PID" cell-init)
 	child_of "$reaper" sleep
 	kill -TERM "$BG_PID"
 	wait_exit "$BG_PID"
