@@ -260,14 +260,18 @@ printf '%-40s %8s KiB\n' "cell supervisor, jail running (VmHWM)" "$hwm"
 echo
 echo "== cell's phases under strace -f -ttt -T (traced, so slower than above)"
 strace -f -ttt -T -o "$tmp/strace-T.txt" "$CELL" --root "$state" run -- /bin/true
-awk '
+# The jail's first process: the one that execs the command (cell's other
+# child, the user namespace's helper, execs nothing).
+jail_pid=$(awk 'NR == 1 { super = $1 } $1 != super && $3 ~ /^execve\(/ { print $1; exit }' \
+	"$tmp/strace-T.txt")
+awk -v jail="$jail_pid" '
 	# "PID TIME name(" or "PID TIME <... name resumed>": the call name.
 	{ pid = $1; t = $2; name = $3; sub(/\(.*/, "", name) }
 	$3 == "<..." { name = $4 }
 	NR == 1 { start = t; super = pid }
 	pid == super && name == "clone3" && !clone { clone = t }
-	pid != super && name == "execve" && !exec { exec = t; jail = pid }
-	pid != super && !exec { n_setup++ }
+	pid == jail && name == "execve" && !exec { exec = t }
+	pid == jail && !exec { n_setup++ }
 	pid == super && !clone { n_pre++ }
 	{ end = t }
 	END {
@@ -280,9 +284,9 @@ awk '
 # child from clone3 to its execve (building the jail), and for the
 # supervisor over the whole run (its poll is the wait for the jail).
 top_syscalls() { # jail|supervisor
-	awk -v who="$1" '
+	awk -v who="$1" -v jail="$jail_pid" '
 		NR == 1 { super = $1 }
-		who == "jail" && ($1 == super || done[$1]) { next }
+		who == "jail" && ($1 != jail || done[$1]) { next }
 		who == "supervisor" && $1 != super { next }
 		{ name = $3; sub(/\(.*/, "", name) }
 		$3 == "<..." { name = $4 }
