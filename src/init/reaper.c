@@ -61,19 +61,6 @@
 #define NR_signalfd4	  289
 #define NR_close_range	  436
 
-static long sys6(long n, long a, long b, long c, long d, long e)
-{
-	long ret;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
 __asm__(".text\n"
 	".global _start\n"
 	"_start:\n"
@@ -105,22 +92,6 @@ __asm__(".text\n"
 #define NR_signalfd4	  74
 #define NR_close_range	  436
 
-static long sys6(long n, long a, long b, long c, long d, long e)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4)
-			 : "memory");
-	return x0;
-}
-
 __asm__(".text\n"
 	".global _start\n"
 	"_start:\n"
@@ -131,7 +102,9 @@ __asm__(".text\n"
 #error "cell-init: no system call stub for this architecture"
 #endif
 
-#define sys3(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0, 0)
+/* The calls themselves (rawcall.h: inline assembly, no libc). */
+#define sys6(n, a, b, c, d, e) raw_call6(n, a, b, c, d, e, 0)
+#define sys3(n, a, b, c)       sys6(n, (long)(a), (long)(b), (long)(c), 0, 0)
 
 #define SIGHUP		1
 #define SIGINT		2
@@ -158,6 +131,7 @@ __asm__(".text\n"
 
 /* The descriptors' places and FLAGS's bits (see the top). */
 #include "reaper_abi.h"
+#include "../lib/rawcall.h"
 
 #define MS	    (1000LL * 1000)
 #define SEC	    (1000LL * MS)

@@ -1022,7 +1022,6 @@ fail:
 static int child_shared(void *arg)
 {
 	struct child_ctx *c = arg;
-
 	char got = 0;
 	long n;
 
@@ -1064,6 +1063,7 @@ static void child_left(struct launch *l)
 	if (l->stack == NULL)
 		return;
 	l->stack = NULL;
+	l->r.shared = false;
 	if (l->dumpable > 0)
 		prctl(PR_SET_DUMPABLE, l->dumpable, 0, 0, 0);
 }

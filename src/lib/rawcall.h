@@ -2,14 +2,18 @@
  * rawcall.h - a system call that writes no memory of the caller's, for
  * code that runs while another process shares cell's memory: glibc's
  * syscall() and wrappers write errno on a failure, and errno is shared
- * (ns.c's helper; the jail's first process, launch.c).  Returns the
- * call's value, or -errno.
+ * (ns.c's helper; the jail's first process, launch.c; channel.c).  And
+ * the system calls of cell-init, which has no libc (src/init/reaper.c):
+ * on x86-64 and aarch64 this header needs none.  Returns the call's
+ * value, or -errno.
  */
 #ifndef CELL_RAWCALL_H
 #define CELL_RAWCALL_H
 
+#if !defined(__x86_64__) && !defined(__aarch64__)
 #include <errno.h>
 #include <unistd.h>
+#endif
 
 static inline long raw_call6(long nr, long a, long b, long c, long d, long e, long f)
 {
