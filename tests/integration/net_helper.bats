@@ -157,9 +157,12 @@ outer_address() {
 
 # serve NS PROTO PORT: a server in a jail that answers each connection
 # (tcp) or datagram (udp) with "hello from NS"; back once it listens.
+# nsenter is started directly (it execs python3): $! is the server's
+# pid, which teardown kills (a shell function in the background would be
+# a subshell, and killing that left the server running).
 serve() {
 	local ready="$WORK/ready-$1-$2-$3"
-	injail "$1" python3 -c '
+	nsenter --net="/run/netns/$1" python3 -c '
 import socket, sys
 ns, proto, port, ready = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
