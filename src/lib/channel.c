@@ -228,7 +228,6 @@ void run_read_channel(struct run *r)
 	if (m.type == MSG_PTY && fd >= 0 && r->master < 0) {
 		struct cell_err ignored;
 
-		r->ack = r->shared;
 		r->master = fd;
 		if (!r->pty_elsewhere && isatty(STDIN_FILENO)) {
 			tty_copy_winsize(STDIN_FILENO, r->master);
@@ -383,15 +382,15 @@ void run_wait_exec(struct run *r)
 	while (r->sock >= 0 && !r->failed && r->hold == 0 && !r->created &&
 	       (r->seccomp_fd < 0 || r->seccomp_handed)) {
 		struct pollfd p = {.fd = r->sock, .events = POLLIN};
+		int master = r->master;
 
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
 			break;
 		if (p.revents)
 			run_read_channel(r);
-		if (r->ack) {
-			r->ack = false;
+		/* A shared child waits for the answer to its pty. */
+		if (r->shared && master < 0 && r->master >= 0)
 			run_send(r, 'c');
-		}
 	}
 }
 

@@ -76,10 +76,8 @@ struct run {
 	/* The child shares cell's memory until its exec (launch.c): the two
 	 * take turns.  Each byte cell sends hands over the turn, each
 	 * message the child sends (but its error and end of file) takes it
-	 * back, cell answering "c" when it has done with it; ack: a MSG_PTY
-	 * that wants that answer. */
+	 * back, cell answering "c" when it has done with it. */
 	bool shared;
-	bool ack;
 };
 
 void run_init(struct run *r);

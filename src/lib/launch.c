@@ -84,8 +84,10 @@
  * (run_send()), until the child execs, ends, or sends a message it then
  * waits for "c" to (a hold, MSG_PTY, MSG_SECCOMP).  The child works on a
  * copy of the context; PR_SET_DUMPABLE is the memory's, so cell's own is
- * given back once the child has left it (child_left()).  An OCI create
- * forks as before (cell ends while the process waits to be started), and
+ * given back once the child has left it (child_left()).  A child that
+ * parses a file of the image (process_reads_image(): a flaw of that
+ * parser must never reach cell's memory) forks as before; so does an OCI
+ * create (cell ends while the process waits to be started), and
  * so does a child born in a time namespace of its own (its clock pages
  * are the memory's), and any child where ns_clone_vm() is not (other
  * architectures than x86-64).
@@ -561,10 +563,8 @@ struct launch {
 	int sv[2];
 	time_t created;
 	bool keep; /* the jail lives on (-d), or was removed meanwhile (rm -f) */
-	/* A child in cell's memory (stage_spawn): its stack (NULL once it
-	 * has left), and whether cell was dumpable before the child made
-	 * their memory not. */
-	void *stack;
+	/* Whether cell was dumpable before a child in its memory made their
+	 * memory not (stage_spawn; the child is there while r.shared). */
 	int dumpable;
 };
 
@@ -1060,9 +1060,8 @@ static bool child_may_share(const struct launch *l)
  * slow call to the hypervisor on a VM: 0.3 ms on the test machine). */
 static void child_left(struct launch *l)
 {
-	if (l->stack == NULL)
+	if (!l->r.shared)
 		return;
-	l->stack = NULL;
 	l->r.shared = false;
 	if (l->dumpable > 0)
 		prctl(PR_SET_DUMPABLE, l->dumpable, 0, 0, 0);
@@ -1094,8 +1093,7 @@ static pid_t clone_shared(struct launch *l, unsigned long long flags)
 		}
 		child_stack = m;
 	}
-	l->stack = child_stack;
-	top = (char *)l->stack + CHILD_STACK;
+	top = (char *)child_stack + CHILD_STACK;
 	copy = (struct child_ctx *)(((uintptr_t)top - sizeof(*copy)) & ~(uintptr_t)63);
 	*copy = l->child;
 	copy->shared = true;
@@ -1105,16 +1103,11 @@ static pid_t clone_shared(struct launch *l, unsigned long long flags)
 	 * child_left(). */
 	l->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 	l->r.shared = true;
-	pid = ns_clone_vm(flags, l->cg.fd, &l->r.pidfd, l->stack,
-			  (size_t)((char *)copy - (char *)l->stack) & ~(size_t)15, child_shared,
+	pid = ns_clone_vm(flags, l->cg.fd, &l->r.pidfd, child_stack,
+			  (size_t)((char *)copy - (char *)child_stack) & ~(size_t)15, child_shared,
 			  copy);
-	if (pid < 0) {
-		int err = errno;
-
+	if (pid < 0)
 		l->r.shared = false;
-		child_left(l);
-		errno = err;
-	}
 	return pid;
 }
 
@@ -1283,9 +1276,11 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 			return -1;
 	}
 	/* End of file: the child exec'd or ended, and is out of cell's
-	 * memory; the helper it took its namespaces from is reaped. */
-	if (l->r.sock < 0) {
+	 * memory.  Exec'd or created, it has joined the helper's namespaces:
+	 * the helper has ended, and is reaped (a failed launch's undo does). */
+	if (l->r.sock < 0)
 		child_left(l);
+	if (!l->r.failed) {
 		ns_own_close(&l->child.own);
 		ns_own_reap(&l->child.own);
 	}

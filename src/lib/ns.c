@@ -35,7 +35,6 @@
 #include "rawcall.h"
 #include "rootless.h"
 #include "testpoint.h"
-#include "tty.h"
 
 unsigned long long ns_clone_flags(const struct jail_spec *s)
 {
@@ -188,27 +187,21 @@ static uint64_t helper_value(long r, bool lo)
 	return r == 0 ? 1 : 2 + ((uint64_t)-r << 1) + (lo ? 1 : 0);
 }
 
-/* The helper's calls (rawcall.h). */
-static long helper_call(long nr, long a, long b, long c)
-{
-	return raw_call(nr, a, b, c, 0);
-}
-
 /* The loopback interface up, in raw calls (the helper's too): 0 or
  * -errno. */
 static long loopback_up(void)
 {
 	struct ifreq ifr = {.ifr_name = "lo"};
-	long fd = helper_call(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
+	long fd = raw_call(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0), r;
 
 	if (fd < 0)
 		return fd;
-	r = helper_call(SYS_ioctl, fd, SIOCGIFFLAGS, (long)&ifr);
+	r = raw_call(SYS_ioctl, fd, SIOCGIFFLAGS, (long)&ifr, 0);
 	if (r == 0 && !(ifr.ifr_flags & IFF_UP)) {
 		ifr.ifr_flags |= IFF_UP;
-		r = helper_call(SYS_ioctl, fd, SIOCSIFFLAGS, (long)&ifr);
+		r = raw_call(SYS_ioctl, fd, SIOCSIFFLAGS, (long)&ifr, 0);
 	}
-	helper_call(SYS_close, fd, 0, 0);
+	raw_call(SYS_close, fd, 0, 0, 0);
 	return r;
 }
 
@@ -239,28 +232,28 @@ static int own_helper(void *arg)
 	long r = 0;
 
 	/* Dies with cell; a cell that died before the prctl is no parent. */
-	if (helper_call(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0) != 0 ||
-	    helper_call(SYS_getppid, 0, 0, 0) != helper_parent)
+	if (raw_call(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0) != 0 ||
+	    raw_call(SYS_getppid, 0, 0, 0, 0) != helper_parent)
 		return 1;
 	if (helper_makes != 0) {
 		bool lo = false;
 
-		r = helper_refused ? -ENOSPC : helper_call(SYS_unshare, helper_makes, 0, 0);
+		r = helper_refused ? -ENOSPC : raw_call(SYS_unshare, helper_makes, 0, 0, 0);
 		/* Its loopback up too, meanwhile: the jail's first process
 		 * finds it so (ns.h). */
 		if (r == 0 && (helper_makes & CLONE_NEWNET) && (r = loopback_up()) < 0)
 			lo = true;
 		word = helper_value(r, lo);
-		helper_call(SYS_write, helper_ready, (long)&word, sizeof(word));
+		raw_call(SYS_write, helper_ready, (long)&word, sizeof(word), 0);
 		if (r == 0) {
-			while (helper_call(SYS_read, helper_joined, (long)&word, sizeof(word)) ==
+			while (raw_call(SYS_read, helper_joined, (long)&word, sizeof(word), 0) ==
 			       -EINTR)
 				;
 			return 0;
 		}
 	}
 	for (;;)
-		helper_call(SYS_pause, 0, 0, 0);
+		raw_call(SYS_pause, 0, 0, 0, 0);
 	return 0;
 }
 

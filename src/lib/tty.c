@@ -57,34 +57,27 @@ int tty_make_controlling(int slave, struct cell_err *e)
 	return 0;
 }
 
-/* Room for the most descriptors one message carries. */
-#define TTY_MAX_FDS 2
-
-int tty_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t n)
+int tty_send_fd(int sock, const void *msg, size_t len, int fd)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * TTY_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t r;
 
-	if (n > TTY_MAX_FDS) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (n > 0) {
+	if (fd >= 0) {
 		struct cmsghdr *c;
 
 		memset(&u, 0, sizeof(u));
 		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+		mh.msg_controllen = sizeof(u.buf);
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
 	do
 		r = sendmsg(sock, &mh, MSG_NOSIGNAL);
@@ -92,15 +85,10 @@ int tty_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t n
 	return r < 0 ? -1 : 0;
 }
 
-int tty_send_fd(int sock, const void *msg, size_t len, int fd)
-{
-	return tty_send_fds(sock, msg, len, &fd, fd >= 0 ? 1 : 0);
-}
-
-ssize_t tty_recv_fds(int sock, void *msg, size_t len, int *fds, size_t n)
+ssize_t tty_recv_fd(int sock, void *msg, size_t len, int *fd)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * TTY_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = msg, .iov_len = len};
@@ -110,38 +98,18 @@ ssize_t tty_recv_fds(int sock, void *msg, size_t len, int *fds, size_t n)
 		.msg_control = u.buf,
 		.msg_controllen = sizeof(u.buf),
 	};
-	size_t got = 0;
 	ssize_t r;
 
-	for (size_t i = 0; i < n; i++)
-		fds[i] = -1;
+	*fd = -1;
 	do
 		r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return r;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			/* More than asked for: not kept. */
-			if (got < n)
-				fds[got++] = fd;
-			else
-				close(fd);
-		}
-	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return r;
-}
-
-ssize_t tty_recv_fd(int sock, void *msg, size_t len, int *fd)
-{
-	return tty_recv_fds(sock, msg, len, fd, 1);
 }
 
 int tty_set_raw(int fd, struct tty_saved *saved, struct cell_err *e)

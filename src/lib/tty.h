@@ -19,15 +19,11 @@ int tty_open_pair(int *master, int *slave, char *slave_path, size_t len, struct 
  * the payload's stdin, stdout and stderr. */
 int tty_make_controlling(int slave, struct cell_err *e);
 
-/* Descriptor passing over a unix socket (SCM_RIGHTS): one message and
- * FD (none if -1), or the N (at most 2) descriptors of FDS. */
+/* Descriptor passing over a unix socket (SCM_RIGHTS). */
 int tty_send_fd(int sock, const void *msg, size_t len, int fd);
-int tty_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t n);
-/* Receives one message, and a descriptor into *fd (-1 when none), or
- * up to N into FDS (the rest -1; more than N are closed).  Returns the
- * message length, 0 at end of file, -1 on error. */
+/* Receives one message, and a descriptor into *fd (-1 when none).
+ * Returns the message length, 0 at end of file, -1 on error. */
 ssize_t tty_recv_fd(int sock, void *msg, size_t len, int *fd);
-ssize_t tty_recv_fds(int sock, void *msg, size_t len, int *fds, size_t n);
 
 /* Host side: the user's terminal in raw mode while the jail runs. */
 struct tty_saved {
