@@ -35,6 +35,7 @@ void run_init(struct run *r)
 	r->master = -1;
 	r->handed_pidfd = -1;
 	r->seccomp_fd = -1;
+	r->execd_fd = -1;
 	r->stdin_open = true;
 	r->stdout_open = true;
 }
@@ -81,12 +82,15 @@ void run_close(struct run *r, int sv[2])
 		close(r->seccomp_fd);
 	if (r->sigfd >= 0)
 		close(r->sigfd);
+	if (r->execd_fd >= 0)
+		close(r->execd_fd);
 	for (int i = 0; i < 2; i++)
 		if (sv[i] >= 0)
 			close(sv[i]);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
 	r->master = r->sock = r->pidfd = r->sigfd = r->handed_pidfd = r->seccomp_fd = -1;
+	r->execd_fd = -1;
 	r->masked = false;
 }
 
@@ -320,16 +324,17 @@ int run_supervise_for(struct run *r, int timeout, bool *killed)
 	r->stdin_tty = isatty(STDIN_FILENO);
 	r->had_ctty = has_ctty();
 	for (;;) {
-		struct pollfd p[5] = {
+		struct pollfd p[6] = {
 			{.fd = r->sock, .events = POLLIN},
 			{.fd = r->sigfd, .events = POLLIN},
 			{.fd = r->pidfd, .events = POLLIN},
 			{.fd = r->master, .events = POLLIN},
 			{.fd = r->master >= 0 && r->stdin_open ? STDIN_FILENO : -1,
 			 .events = POLLIN},
+			{.fd = r->execd_fd, .events = 0}, /* POLLERR: exec'd */
 		};
 
-		int n = poll(p, 5, poll_ms(r, timeout > 0 ? &deadline : NULL));
+		int n = poll(p, 6, poll_ms(r, timeout > 0 ? &deadline : NULL));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -358,6 +363,14 @@ int run_supervise_for(struct run *r, int timeout, bool *killed)
 			relay_master(r);
 		if (p[4].revents)
 			relay_stdin(r);
+		/* Before its end: a process that exec'd and ended at once
+		 * has both. */
+		if (p[5].revents) {
+			close(r->execd_fd);
+			r->execd_fd = -1;
+			if (r->started != NULL)
+				r->started(r->pid, r->started_ctx);
+		}
 		if (p[2].revents)
 			break;
 	}

@@ -78,6 +78,12 @@ struct run {
 	 * message the child sends (but its error and end of file) takes it
 	 * back, cell answering "c" when it has done with it. */
 	bool shared;
+	/* A foreground OCI run's exec fifo (launch.c start_here()): its
+	 * write end, whose POLLERR says the process exec'd (or ended);
+	 * run_supervise() then calls started(pid, started_ctx). */
+	int execd_fd;
+	void (*started)(pid_t pid, void *ctx);
+	void *started_ctx;
 };
 
 void run_init(struct run *r);

@@ -1154,6 +1154,12 @@ static int stage_spawn(struct launch *l, struct cell_err *e)
 		close(l->sv[0]);
 		child_main(c);
 	}
+	/* The exec fifo's reader is the child alone: its close at the exec
+	 * is what start waits for (a created child never shares). */
+	if (c->fifo_fd >= 0) {
+		close(c->fifo_fd);
+		c->fifo_fd = -1;
+	}
 	/* The namespaces are the child's now.  A helper whose namespaces
 	 * the child joins itself lives until the child has, and is reaped
 	 * after the exec (stage_exec): until then cell has two children.
@@ -1225,7 +1231,8 @@ static int write_pid_file(const char *file, pid_t pid, struct cell_err *e);
 
 /* A foreground launch that stopped at created goes on at once: the
  * record says running, the state goes into the exec fifo as
- * jail_start() writes it, the caller's started() runs. */
+ * jail_start() writes it; the caller's started() runs once the process
+ * has exec'd (wait_and_release(): the jail unlocked meanwhile). */
 static int start_here(struct launch *l, struct cell_err *e)
 {
 	const struct launch_opts *o = l->opts;
@@ -1242,9 +1249,11 @@ static int start_here(struct launch *l, struct cell_err *e)
 		return -1;
 	if (release_fifo(l->jail.dirfd, fifo, state != NULL ? state : "", e) < 0)
 		return cell_err_prefix(e, "jail %s", l->spec->name);
+	/* started() once it has exec'd: run_supervise() says when. */
+	l->r.execd_fd = fifo;
+	l->r.started = o->started;
+	l->r.started_ctx = o->ctx;
 	fifo = -1;
-	if (o->started != NULL)
-		o->started(l->r.pid, o->ctx);
 	return 0;
 }
 
@@ -1566,23 +1575,40 @@ static int open_fifo(int dirfd, const char *name, struct cell_err *e)
 	return fd;
 }
 
-/* Lets the created process go: STATE into its fifo FD (non-blocking: a
- * state larger than the pipe is refused, not half-sent), FD closed, the
- * fifo removed (started once: a second start finds none). */
+/* Lets the created process go: STATE and a newline into its fifo FD
+ * (non-blocking: a state larger than the pipe is refused, not
+ * half-sent), the fifo removed (started once: a second start finds
+ * none).  FD stays open: its reader's close says the process exec'd
+ * (wait_execd()). */
 static int release_fifo(int dirfd, int fd, const char *state, struct cell_err *e)
 {
 	size_t len = strlen(state);
-	ssize_t n = 0;
+	cleanup_free char *line = malloc(len + 2);
+	ssize_t n;
 
-	if (len > 0)
-		do
-			n = write(fd, state, len);
-		while (n < 0 && errno == EINTR);
-	if (len > 0 && (n < 0 || (size_t)n != len))
+	if (line == NULL)
+		return cell_err_set(e, ENOMEM, "write the exec fifo");
+	memcpy(line, state, len);
+	line[len++] = '\n';
+	line[len] = '\0';
+	do
+		n = write(fd, line, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 || (size_t)n != len)
 		return cell_err_set(e, n < 0 ? errno : EMSGSIZE, "write the exec fifo");
-	close(fd);
 	unlinkat(dirfd, "exec.fifo", 0);
 	return 0;
+}
+
+/* Until the created process has exec'd its command, or ended: the
+ * exec fifo's last reader gone (POLLERR on the write end FD), which it
+ * holds close-on-exec once it has read the state. */
+static void wait_execd(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = 0};
+
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
 }
 
 int jail_start(const char *state_root, const char *name, const char *state_json, struct cell_err *e)
@@ -1621,9 +1647,11 @@ int jail_start(const char *state_root, const char *name, const char *state_json,
 		cell_err_prefix(e, "jail %s", name);
 		goto out;
 	}
-	fifo = -1;
 	ret = 0;
 out:
 	jail_close(&j);
+	/* Unlocked: its startContainer hooks may ask for its state. */
+	if (ret == 0)
+		wait_execd(fifo);
 	return ret;
 }

@@ -61,8 +61,9 @@ struct launch_opts {
 	/* Foreground with stop_created (OCI run = create + start + wait):
 	 * at created, the text start_state() returns (malloc'd: the OCI
 	 * state, for the startContainer hooks) goes into the exec fifo as
-	 * jail_start() writes it, then started() runs (poststart hooks),
-	 * then the launch waits for the process as any foreground one. */
+	 * jail_start() writes it, the launch waits for the process as any
+	 * foreground one, and started() runs (poststart hooks) once the
+	 * process has exec'd its command. */
 	char *(*start_state)(pid_t pid, void *ctx);
 	void (*started)(pid_t pid, void *ctx);
 	/* An OCI seccomp profile with a listenerPath: the filter's notify
@@ -108,7 +109,8 @@ int jail_run(const struct jail_spec *spec, const struct launch_opts *o, int *sta
  * OCI start: lets the created jail NAME of STATE_ROOT go on to run its
  * command (its exec fifo, written with the jail's state STATE_JSON,
  * which its startContainer hooks read).  Its record says "running"
- * before it returns.  Errors: no such jail, not created (running or
+ * before it returns, and it returns once the process has exec'd its
+ * command (or ended).  Errors: no such jail, not created (running or
  * stopped), its process gone.
  */
 int jail_start(const char *state_root, const char *name, const char *state_json,

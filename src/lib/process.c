@@ -450,15 +450,19 @@ static noreturn void created_fail(const struct process_finish *f, const struct c
 	_exit(e->exit_code != 0 ? e->exit_code : CELL_EXIT_ERROR);
 }
 
-/* The state `start` writes into the exec fifo, read to its end. */
+/* The state `start` writes into the exec fifo, up to its newline. */
 #define CREATED_STATE_MAX (64U << 10)
 
 /*
  * An OCI create: says MSG_CREATED and waits on the exec fifo (open for
  * reading since before the clone) until `cell-oci start` writes the
- * state into it and closes it; then the startContainer hooks run, here,
- * in the jail.  The fifo was opened non-blocking with no writer, where
- * Linux reports no hang-up until a writer has come and gone.
+ * state into it, ended by a newline (compact JSON has none of its own);
+ * then the startContainer hooks run, here, in the jail.  The fifo was
+ * opened non-blocking with no writer, where Linux reports no hang-up
+ * until a writer has come and gone (a start that died before the
+ * newline: the hooks get what came).  It stays open, close-on-exec: its
+ * close at the exec (or at this process's end) tells start, which waits
+ * for it, that the process runs, so that the poststart hooks come after.
  */
 static void wait_created(const struct process_finish *f, struct cell_err *e)
 {
@@ -492,7 +496,7 @@ static void wait_created(const struct process_finish *f, struct cell_err *e)
 	if (send((int)at + 1, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg))
 		_exit(CELL_EXIT_ERROR);
 	close((int)at + 1);
-	for (;;) {
+	while (len == 0 || state[len - 1] != '\n') {
 		struct pollfd p = {.fd = (int)at, .events = POLLIN};
 		ssize_t n;
 
@@ -510,13 +514,14 @@ static void wait_created(const struct process_finish *f, struct cell_err *e)
 			created_fail(f, e);
 		}
 		if (n == 0 && p.revents & POLLHUP)
-			break; /* start wrote it and closed its end */
+			break; /* start closed its end before the newline */
 		len += (size_t)n;
 		if (len == CREATED_STATE_MAX)
 			break;
 	}
+	if (len > 0 && state[len - 1] == '\n')
+		len--;
 	state[len] = '\0';
-	close((int)at);
 	if (hooks_run(m->hooks[JAIL_HOOK_START_CONTAINER], m->nhooks[JAIL_HOOK_START_CONTAINER],
 		      JAIL_HOOK_START_CONTAINER, state, -1, e) < 0)
 		created_fail(f, e);

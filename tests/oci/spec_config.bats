@@ -481,6 +481,44 @@ home_of() {
 	[ "$(hook_names)" = "createRuntime createContainer startContainer poststart poststop " ]
 }
 
+@test "config: hooks: poststart runs once the process has been executed, after a slow startContainer hook" {
+	make_hook
+	# startContainer logs, then sleeps a second before the exec.
+	add_hook startContainer startContainer 0 1
+	cat >"$WORK/hooks/post" <<-EOF
+		#!/bin/sh
+		pid=\$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
+		echo "poststart \$(cat /proc/\$pid/comm)" >>$HOOKLOG
+	EOF
+	chmod 755 "$WORK/hooks/post"
+	cfg '.hooks.poststart += [{"path": $p}]' --arg p "$WORK/hooks/post"
+	args sleep 60
+	must_create
+	must_start
+	# The process was sleep when poststart ran, not cell still waiting
+	# for its startContainer hook.
+	[ "$(cat "$HOOKLOG" | awk '{ print $1 }' | tr '\n' ' ')" = "startContainer poststart " ]
+	grep -qx "poststart sleep" "$HOOKLOG"
+	oci delete -f "$ID"
+}
+
+@test "config: hooks: run's poststart runs once the process has been executed, after a slow startContainer hook" {
+	make_hook
+	add_hook startContainer startContainer 0 1
+	cat >"$WORK/hooks/post" <<-EOF
+		#!/bin/sh
+		pid=\$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
+		echo "poststart \$(cat /proc/\$pid/comm)" >>$HOOKLOG
+	EOF
+	chmod 755 "$WORK/hooks/post"
+	cfg '.hooks.poststart += [{"path": $p}]' --arg p "$WORK/hooks/post"
+	args sleep 3
+	oci_run
+	[ "$status" -eq 0 ]
+	[ "$(cat "$HOOKLOG" | awk '{ print $1 }' | tr '\n' ' ')" = "startContainer poststart " ]
+	grep -qx "poststart sleep" "$HOOKLOG"
+}
+
 @test "config: hooks: prestart hooks run at create, before the program" {
 	make_hook
 	add_hook prestart prestart
