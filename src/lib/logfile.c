@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utc.h"
+
 /* The first line's timestamp of log.N in DIRFD into TS; false when the
  * file is missing, empty or not of the format. */
 static bool first_ts(int dirfd, int n, char ts[LOGFILE_TS_LEN + 1])
@@ -189,7 +191,7 @@ int logfile_parse_since(const char *text, long long now, char ts[LOGFILE_TS_LEN 
 	if (ns < 0)
 		ns = 0;
 	secs = (time_t)(ns / 1000000000LL);
-	if (gmtime_r(&secs, &tm) == NULL)
+	if (!utc_tm((long long)secs, &tm))
 		return cell_err_set(e, EOVERFLOW, "out of range");
 	if (snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900,
 		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,

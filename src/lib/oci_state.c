@@ -21,6 +21,7 @@
 #include "oci_config.h"
 #include "proc.h"
 #include "store.h"
+#include "utc.h"
 
 const char *oci_status_name(enum oci_status st)
 {
@@ -55,12 +56,12 @@ static json_t *time_now_ns(void)
 {
 	struct timespec ts;
 	struct tm tm;
-	char buf[64], date[32];
+	char buf[64];
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || gmtime_r(&ts.tv_sec, &tm) == NULL ||
-	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !utc_tm((long long)ts.tv_sec, &tm))
 		return json_null();
-	snprintf(buf, sizeof(buf), "%s.%09ldZ", date, ts.tv_nsec);
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec);
 	return json_string(buf);
 }
 

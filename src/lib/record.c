@@ -10,6 +10,7 @@
 #include <sys/random.h>
 
 #include "param.h"
+#include "utc.h"
 
 void record_seed(void)
 {
@@ -26,9 +27,7 @@ json_t *record_time(time_t t)
 	char buf[32];
 	struct tm tm;
 
-	/* Not strftime(): it reads the host's time zone (/etc/localtime)
-	 * that a UTC time does not need, on every start. */
-	if (gmtime_r(&t, &tm) == NULL ||
+	if (!utc_tm((long long)t, &tm) ||
 	    snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
 		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 		     tm.tm_sec) >= (int)sizeof(buf))

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "param.h"
 #include "record.h"
 #include "spec.h"
+#include "utc.h"
 
 /* A seeded generator: the same specs on every run. */
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -365,6 +367,45 @@ static void record_times_are_utc_iso_8601(void **state)
 	}
 }
 
+/* utc_tm() is glibc's gmtime_r() without the time zone: the same fields
+ * over four centuries of days (leap years, 1900, 2000 and 2100 among
+ * them), times before the epoch, and odd seconds of the day. */
+static void utc_tm_agrees_with_gmtime(void **state)
+{
+	long long t;
+
+	(void)state;
+	for (t = -2208988800LL; t < 10413792000LL; t += 86400LL * 3 + 3607) {
+		struct tm want, got;
+		time_t tt = (time_t)t;
+
+		assert_non_null(gmtime_r(&tt, &want));
+		assert_true(utc_tm(t, &got));
+		assert_int_equal(got.tm_year, want.tm_year);
+		assert_int_equal(got.tm_mon, want.tm_mon);
+		assert_int_equal(got.tm_mday, want.tm_mday);
+		assert_int_equal(got.tm_hour, want.tm_hour);
+		assert_int_equal(got.tm_min, want.tm_min);
+		assert_int_equal(got.tm_sec, want.tm_sec);
+		assert_int_equal(got.tm_wday, want.tm_wday);
+		assert_int_equal(got.tm_yday, want.tm_yday);
+	}
+}
+
+static void utc_tm_refuses_years_beyond_four_digits(void **state)
+{
+	struct tm tm;
+
+	(void)state;
+	assert_true(utc_tm(253402300799LL, &tm)); /* 9999-12-31T23:59:59 */
+	assert_int_equal(tm.tm_year, 9999 - 1900);
+	assert_false(utc_tm(253402300800LL, &tm));
+	assert_true(utc_tm(-62167219200LL, &tm)); /* 0000-01-01 */
+	assert_int_equal(tm.tm_year, -1900);
+	assert_false(utc_tm(-62167219201LL, &tm));
+	assert_null(json_string_value(record_time((time_t)253402300800LL)));
+}
+
 static void exec_takes_the_jail_and_its_process_under_its_own(void **state)
 {
 	struct jail_spec jail, s;
@@ -422,6 +463,8 @@ int main(void)
 			a_record_gives_home_always_and_the_users_groups_to_the_jail_cli_alone),
 		cmocka_unit_test(exec_takes_the_jail_and_its_process_under_its_own),
 		cmocka_unit_test(record_times_are_utc_iso_8601),
+		cmocka_unit_test(utc_tm_agrees_with_gmtime),
+		cmocka_unit_test(utc_tm_refuses_years_beyond_four_digits),
 	};
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
 }
