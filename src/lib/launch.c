@@ -609,10 +609,11 @@ static unsigned long long clone_flags(const struct jail_spec *s, const struct cg
 }
 
 /* cell set may have given the jail cgroups it did not start with: the
- * record names every one to remove. */
+ * record names every one to remove (read again only if another command
+ * has replaced it). */
 static void reload_cgroups(struct store_jail *j, struct cgroup *cg)
 {
-	json_t *st = store_jail_read(j);
+	json_t *st = store_jail_rewritten(j) ? store_jail_read(j) : NULL;
 	struct cgroup now;
 	struct cell_err ignored;
 

@@ -466,6 +466,7 @@ int store_jail_create(int rootfd, const char *name, store_reap_fn reap, void *ct
 	j->dirfd = -1;
 	j->locked = false;
 	j->jid = 0;
+	j->written_ino = 0;
 	j->name = strdup(name);
 	if (j->name == NULL)
 		return cell_err_set(e, ENOMEM, "jail %s", name);
@@ -552,6 +553,7 @@ int store_jail_trylock(int rootfd, const char *name, struct store_jail *j)
 	j->dirfd = -1;
 	j->locked = false;
 	j->jid = 0;
+	j->written_ino = 0;
 	j->name = strdup(name);
 	if (j->name == NULL)
 		return -1;
@@ -571,6 +573,7 @@ int store_jail_open(int rootfd, const char *name, struct store_jail *j, struct c
 	j->dirfd = -1;
 	j->locked = false;
 	j->jid = 0;
+	j->written_ino = 0;
 	j->name = NULL;
 	if (!store_valid_entry(name))
 		return cell_err_set(e, ENOENT, "jail %s", name);
@@ -704,6 +707,7 @@ int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e)
 	cleanup_free char *text = json_dumps(state, JSON_COMPACT);
 	cleanup_close int fd = -1;
 	size_t len, off = 0;
+	struct stat st;
 
 	if (text == NULL)
 		return cell_err_set(e, ENOMEM, "jail %s: encode state", j->name);
@@ -720,9 +724,28 @@ int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e)
 			return cell_err_set(e, errno, "jail %s: write state", j->name);
 		off += (size_t)n;
 	}
-	if (renameat(j->dirfd, STATE_FILE ".tmp", j->dirfd, STATE_FILE) < 0)
+	if (fstat(fd, &st) == 0) {
+		j->written_ino = (unsigned long long)st.st_ino;
+		j->written_mtime = st.st_mtim;
+	}
+	if (renameat(j->dirfd, STATE_FILE ".tmp", j->dirfd, STATE_FILE) < 0) {
+		j->written_ino = 0;
 		return cell_err_set(e, errno, "jail %s: replace state", j->name);
+	}
 	return 0;
+}
+
+bool store_jail_rewritten(const struct store_jail *j)
+{
+	struct stat st;
+
+	if (j->written_ino == 0 || fstatat(j->dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return true;
+	/* An inode number freed by a replaced record may come back, with a
+	 * later time. */
+	return (unsigned long long)st.st_ino != j->written_ino ||
+	       st.st_mtim.tv_sec != j->written_mtime.tv_sec ||
+	       st.st_mtim.tv_nsec != j->written_mtime.tv_nsec;
 }
 
 json_t *store_jail_read(struct store_jail *j)

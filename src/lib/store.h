@@ -38,6 +38,10 @@ struct store_jail {
 	char *name;
 	int jid;     /* small integer, unique among the root's jails */
 	bool locked; /* dirfd holds the flock */
+	/* The state.json this handle last wrote (inode, modification
+	 * time): store_jail_rewritten() tells whether another has since. */
+	unsigned long long written_ino;
+	struct timespec written_mtime;
 };
 
 /* Called by store_jail_create() on the locked directory DIRFD of an
@@ -90,6 +94,11 @@ int store_jid_name(int rootfd, const char *word, char *name, size_t size);
 
 /* Replaces state.json with STATE (write to a temporary file, rename). */
 int store_jail_write(struct store_jail *j, json_t *state, struct cell_err *e);
+
+/* False when state.json is still the one J last wrote (no other command
+ * has replaced it since: each write is a new file renamed into place);
+ * true when it was replaced, or J wrote none. */
+bool store_jail_rewritten(const struct store_jail *j);
 
 /* Reads state.json of an open jail; NULL when absent or malformed. */
 json_t *store_jail_read(struct store_jail *j);

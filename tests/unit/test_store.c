@@ -116,6 +116,32 @@ static void create_write_read_remove_round_trip(void **state)
 	close(rootfd);
 }
 
+/* A handle knows whether the record is still the one it wrote: another
+ * command's write (a second handle, as cell set's) replaces it. */
+static void a_record_replaced_by_another_is_seen_rewritten(void **state)
+{
+	struct store_jail a, b;
+	struct cell_err e;
+	json_t *st = self_state();
+	char dir[256];
+	int rootfd = test_root("rewritten", dir, sizeof(dir));
+
+	assert_int_equal(store_jail_create(rootfd, "web", NULL, NULL, &a, &e), 0);
+	assert_true(store_jail_rewritten(&a)); /* none written yet */
+	assert_int_equal(store_jail_write(&a, st, &e), 0);
+	assert_false(store_jail_rewritten(&a));
+	assert_int_equal(store_jail_write(&a, st, &e), 0);
+	assert_false(store_jail_rewritten(&a));
+	b = a;
+	b.written_ino = 0;
+	assert_int_equal(store_jail_write(&b, st, &e), 0);
+	assert_true(store_jail_rewritten(&a));
+	assert_false(store_jail_rewritten(&b));
+	json_decref(st);
+	assert_int_equal(store_jail_remove(rootfd, &a, &e), 0);
+	close(rootfd);
+}
+
 static void a_live_name_cannot_be_created_twice(void **state)
 {
 	struct store_jail a, b;
@@ -392,6 +418,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(open_root_creates_missing_directories),
 		cmocka_unit_test(create_write_read_remove_round_trip),
+		cmocka_unit_test(a_record_replaced_by_another_is_seen_rewritten),
 		cmocka_unit_test(a_live_name_cannot_be_created_twice),
 		cmocka_unit_test(a_dead_jails_leftovers_are_reclaimed),
 		cmocka_unit_test(a_record_with_a_recycled_pid_is_stale),
