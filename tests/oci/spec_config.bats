@@ -48,6 +48,21 @@ hook_state() {
 	awk -v n="$1" '$1 == n { $1 = $2 = $3 = ""; print; exit }' "$HOOKLOG"
 }
 
+# slow_start_and_poststart_comm: a startContainer hook that logs, then
+# sleeps a second before the exec; a poststart hook that logs the
+# command name (comm) of the container's process.
+slow_start_and_poststart_comm() {
+	make_hook
+	add_hook startContainer startContainer 0 1
+	cat >"$WORK/hooks/post" <<-EOF
+		#!/bin/sh
+		pid=\$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
+		echo "poststart \$(cat /proc/\$pid/comm)" >>$HOOKLOG
+	EOF
+	chmod 755 "$WORK/hooks/post"
+	cfg '.hooks.poststart += [{"path": $p}]' --arg p "$WORK/hooks/post"
+}
+
 @test "config: root: a relative root.path is relative to the bundle" {
 	args echo rooted
 	cd /
@@ -482,40 +497,23 @@ home_of() {
 }
 
 @test "config: hooks: poststart runs once the process has been executed, after a slow startContainer hook" {
-	make_hook
-	# startContainer logs, then sleeps a second before the exec.
-	add_hook startContainer startContainer 0 1
-	cat >"$WORK/hooks/post" <<-EOF
-		#!/bin/sh
-		pid=\$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
-		echo "poststart \$(cat /proc/\$pid/comm)" >>$HOOKLOG
-	EOF
-	chmod 755 "$WORK/hooks/post"
-	cfg '.hooks.poststart += [{"path": $p}]' --arg p "$WORK/hooks/post"
+	slow_start_and_poststart_comm
 	args sleep 60
 	must_create
 	must_start
 	# The process was sleep when poststart ran, not cell still waiting
 	# for its startContainer hook.
-	[ "$(cat "$HOOKLOG" | awk '{ print $1 }' | tr '\n' ' ')" = "startContainer poststart " ]
+	[ "$(hook_names)" = "startContainer poststart " ]
 	grep -qx "poststart sleep" "$HOOKLOG"
 	oci delete -f "$ID"
 }
 
 @test "config: hooks: run's poststart runs once the process has been executed, after a slow startContainer hook" {
-	make_hook
-	add_hook startContainer startContainer 0 1
-	cat >"$WORK/hooks/post" <<-EOF
-		#!/bin/sh
-		pid=\$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
-		echo "poststart \$(cat /proc/\$pid/comm)" >>$HOOKLOG
-	EOF
-	chmod 755 "$WORK/hooks/post"
-	cfg '.hooks.poststart += [{"path": $p}]' --arg p "$WORK/hooks/post"
+	slow_start_and_poststart_comm
 	args sleep 3
 	oci_run
 	[ "$status" -eq 0 ]
-	[ "$(cat "$HOOKLOG" | awk '{ print $1 }' | tr '\n' ' ')" = "startContainer poststart " ]
+	[ "$(hook_names)" = "startContainer poststart " ]
 	grep -qx "poststart sleep" "$HOOKLOG"
 }
 
