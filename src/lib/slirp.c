@@ -104,18 +104,31 @@ int slirp_find(struct slirp *sl, const struct jail_spec *s, struct cell_err *e)
 	sl->on = true;
 	snprintf(sl->ifname, sizeof(sl->ifname), "%s",
 		 s->network.ifname != NULL ? s->network.ifname : "eth0");
-	if (find_prog(SLIRP_PASTA, sl->path, sizeof(sl->path))) {
+	if (find_prog(SLIRP_PASTA, sl->path, sizeof(sl->path)))
 		sl->prog = SLIRP_PASTA;
-		return 0;
-	}
-	if (find_prog(SLIRP_SLIRP4NETNS, sl->path, sizeof(sl->path))) {
+	else if (find_prog(SLIRP_SLIRP4NETNS, sl->path, sizeof(sl->path)))
 		sl->prog = SLIRP_SLIRP4NETNS;
-		return 0;
+	else {
+		sl->on = false;
+		return cell_err_param(e, PARAM_NET, 0, 0,
+				      "needs pasta (Debian package passt) or slirp4netns, and "
+				      "neither is installed");
 	}
-	sl->on = false;
-	return cell_err_param(e, PARAM_NET, 0, 0,
-			      "needs pasta (Debian package passt) or slirp4netns, and neither "
-			      "is installed");
+	/* The program opens the tun device as the caller (real ids): said
+	 * now, before anything is made, rather than by the program once
+	 * the jail is half up.  A host without udev leaves it 0600. */
+	if (access("/dev/net/tun", R_OK | W_OK) < 0) {
+		int err = errno;
+
+		sl->on = false;
+		return cell_err_param(
+			e, PARAM_NET, 0, 0, "%s cannot open /dev/net/tun as uid %u (%s)%s",
+			slirp_prog_name(sl->prog), (unsigned int)getuid(), strerror(err),
+			err == EACCES ? ": a rootless slirp needs it open to "
+					"users (mode 0666, as udev makes it)"
+				      : "");
+	}
+	return 0;
 }
 
 /* ---- the jail's network namespace ---- */

@@ -442,12 +442,24 @@ rl_setup() {
 	cp "$REAL_CELL" "$RL_BIN/cell"
 	chmod 755 "$RL_BIN" "$RL_BIN/cell"
 	RL_STATE=/tmp/cell-$RL_UID
+	rl_tun 0666
 }
 
 RL() {
 	local -a TU_ARGV
 	throwaway_argv SL ""
-	innet "${TU_ARGV[@]}" ${CELL_PASTA:+CELL_PASTA=$CELL_PASTA} "$@"
+	# In a mount namespace of its own where RL_TUN is /dev/net/tun: the
+	# host's is left as it is (0600 where no udev made it 0666).
+	unshare -m --propagation private sh -c 'mount --bind "$0" /dev/net/tun && exec "$@"' \
+		"$RL_TUN" nsenter --net="/run/netns/$NETNS" \
+		"${TU_ARGV[@]}" ${CELL_PASTA:+CELL_PASTA=$CELL_PASTA} "$@"
+}
+
+# rl_tun MODE: RL's /dev/net/tun, a node of the tun device with MODE.
+rl_tun() {
+	rm -f "$RL_BIN/tun"
+	mknod -m "$1" "$RL_BIN/tun" c 10 200
+	RL_TUN=$RL_BIN/tun
 }
 
 rl_teardown() {
@@ -491,4 +503,19 @@ rootless() {
 
 @test "a rootless slirp jail reaches out and publishes a port (slirp4netns)" {
 	rootless slirp4netns
+}
+
+@test "a rootless slirp jail on a host whose /dev/net/tun users cannot open is refused at once, saying why" {
+	for prog in pasta slirp4netns; do
+		command -v "$prog" >/dev/null || continue
+		use_prog "$prog"
+		[ -n "$RL_USER" ] || rl_setup
+		rl_tun 0600
+		run RL "$RL_BIN/cell" run --net slirp -- true
+		[ "$status" -eq 125 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[ "$output" = "cell: run: --net slirp: $prog cannot open /dev/net/tun as uid $RL_UID (Permission denied): a rootless slirp needs it open to users (mode 0666, as udev makes it)" ]
+		[ -z "$(ls -A "$RL_STATE" 2>/dev/null)" ]
+		wait_no_slirp
+	done
 }
