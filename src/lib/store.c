@@ -741,8 +741,11 @@ bool store_jail_rewritten(const struct store_jail *j)
 
 	if (j->written_ino == 0 || fstatat(j->dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return true;
-	/* An inode number freed by a replaced record may come back, with a
-	 * later time. */
+	/* A replaced record's inode number may come back for a later one;
+	 * with the same time (a clock tick) too only if two other commands
+	 * replaced it within the tick of this handle's write: a launch
+	 * holds the jail's lock from that write until its command runs,
+	 * which leaves them no time to. */
 	return (unsigned long long)st.st_ino != j->written_ino ||
 	       st.st_mtim.tv_sec != j->written_mtime.tv_sec ||
 	       st.st_mtim.tv_nsec != j->written_mtime.tv_nsec;
