@@ -120,6 +120,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1290,14 +1291,12 @@ static int stage_exec(struct launch *l, struct cell_err *e)
 	 * the helper has ended, and is reaped (a failed launch's undo does). */
 	if (l->r.sock < 0)
 		child_left(l);
-	if (!l->r.failed) {
-		ns_own_close(&l->child.own);
-		ns_own_reap(&l->child.own);
-	}
 	if (l->r.failed) {
 		run_child_error(&l->r, e);
 		return cell_err_prefix(e, "jail %s", l->spec->name);
 	}
+	ns_own_close(&l->child.own);
+	ns_own_reap(&l->child.own);
 	if (l->opts->stop_created && !l->r.created)
 		return cell_err_set(e, EPIPE, "jail %s: its process ended before it was created",
 				    l->spec->name);
@@ -1583,17 +1582,13 @@ static int open_fifo(int dirfd, const char *name, struct cell_err *e)
  * (wait_execd()). */
 static int release_fifo(int dirfd, int fd, const char *state, struct cell_err *e)
 {
-	size_t len = strlen(state);
-	cleanup_free char *line = malloc(len + 2);
+	struct iovec v[2] = {{.iov_base = (void *)state, .iov_len = strlen(state)},
+			     {.iov_base = "\n", .iov_len = 1}};
+	size_t len = v[0].iov_len + 1;
 	ssize_t n;
 
-	if (line == NULL)
-		return cell_err_set(e, ENOMEM, "write the exec fifo");
-	memcpy(line, state, len);
-	line[len++] = '\n';
-	line[len] = '\0';
 	do
-		n = write(fd, line, len);
+		n = writev(fd, v, 2);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 || (size_t)n != len)
 		return cell_err_set(e, n < 0 ? errno : EMSGSIZE, "write the exec fifo");
