@@ -6,7 +6,7 @@ BUILD_TESTPOINTS ?= build-testpoints
 CELL        = $(BUILD)/cell
 DEMO_ROOT  ?= /tmp/cell-demo-state
 
-.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-rootless bench-net bench-oci bench-vm test-vm install clean format
+.PHONY: all deps deps-test deps-engines compat build build-tests build-asan build-testpoints run test unit integration security bench bench-jails bench-rootless bench-net bench-oci bench-vm test-vm text-order install clean format
 
 all: build
 
@@ -135,8 +135,14 @@ compat: build
 install: build
 	@meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
 
+# src/text-order.ld again, from single-stepped starts of this tree
+# (scripts/text-order.sh: about three minutes, as root); then make build.
+text-order: deps
+	@./scripts/install-deps.sh test
+	@./scripts/text-order.sh
+
 format:
-	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c tests/fuzz/*.c src/init/*.c src/gen/*.c
+	@clang-format -i src/lib/*.[ch] src/cli/*.[ch] tests/unit/*.c tests/bench/*.c tests/fuzz/*.c src/init/*.c src/gen/*.c scripts/*.c
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TESTPOINTS)
