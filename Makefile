@@ -136,7 +136,7 @@ install: build
 	@meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
 
 # src/text-order.ld again, from single-stepped starts of this tree
-# (scripts/text-order.sh: about three minutes, as root); then make build.
+# (scripts/text-order.sh: about four minutes, as root); then make build.
 text-order: deps
 	@./scripts/install-deps.sh test
 	@./scripts/text-order.sh

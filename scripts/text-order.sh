@@ -7,13 +7,15 @@
 #   scripts/text-order.sh [OUT]       (as root; OUT: src/text-order.ld)
 #
 # It builds cell without the order (-ffunction-sections, a link map) in a
-# temp dir, then single-steps three starts with scripts/textprof.c, in a
-# mount namespace of its own, with state roots on a tmpfs there:
+# temp dir, then single-steps five commands with scripts/textprof.c, in
+# a mount namespace of its own, with state roots on a tmpfs there:
 #   1. cell run -- /bin/true (the embedded root)
 #   2. cell run --rootfs ROOT -- /bin/true (a busybox root)
 #   3. cell-oci run of a bundle of that root (runc's default config)
-# and gives the addresses to scripts/text_order.py.  Stepping takes about
-# a minute.  The profiles are taken with AVX-512 off (GLIBC_TUNABLES): on
+#   4. cell run -d --name NAME -- sleep (a named jail, its reaper)
+#   5. cell exec NAME /bin/true
+# and gives the addresses to scripts/text_order.py, in that order: what
+# `cell run` runs comes first.  Stepping takes about four minutes.  The profiles are taken with AVX-512 off (GLIBC_TUNABLES): on
 # the VMs cell is measured on, single-stepped AVX-512 string functions
 # went wrong (printf printed its format); the sections of the functions
 # the C library picks with AVX-512 are put in from an unstepped start
@@ -40,6 +42,9 @@ fi
 
 tmp=$(mktemp -d /tmp/cell-text-order.XXXXXX)
 cleanup() {
+	if [ -x "$tmp/build/cell" ] && [ -d "$tmp/state/named" ]; then
+		"$tmp/build/cell" --root "$tmp/state/named" rm -f text-order >/dev/null 2>&1 || true
+	fi
 	umount "$tmp/state" 2>/dev/null || true
 	rm -rf --one-file-system "$tmp"
 }
@@ -77,6 +82,12 @@ GLIBC_TUNABLES=$noavx512 "$tmp/textprof" ifuncs "$tmp/ifuncs.stepped" "${run[@]}
 GLIBC_TUNABLES=$noavx512 "$tmp/textprof" steps "$tmp/run" "${run[@]}"
 GLIBC_TUNABLES=$noavx512 "$tmp/textprof" steps "$tmp/rootfs" "${rootfs[@]}"
 GLIBC_TUNABLES=$noavx512 "$tmp/textprof" steps "$tmp/oci" "${oci[@]}"
+named=("$build/cell" --root "$tmp/state/named")
+GLIBC_TUNABLES=$noavx512 "$tmp/textprof" steps "$tmp/run-d" \
+	"${named[@]}" run -d --name text-order -- sleep 600 >/dev/null
+GLIBC_TUNABLES=$noavx512 "$tmp/textprof" steps "$tmp/exec" \
+	"${named[@]}" exec text-order /bin/true
+"${named[@]}" rm -f text-order >/dev/null
 
 python3 "$here/text_order.py" "$tmp/cell.map" "$tmp/ifuncs.used" "$tmp/ifuncs.stepped" \
-	"$out" "$tmp/run" "$tmp/rootfs" "$tmp/oci"
+	"$out" "$tmp/run" "$tmp/rootfs" "$tmp/oci" "$tmp/run-d" "$tmp/exec"

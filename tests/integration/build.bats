@@ -25,7 +25,7 @@ in_hot() { # symbol
 	((0x$addr >= 0x$lo && 0x$addr < 0x$lo + 0x$size))
 }
 
-@test "a static cell lays out first the code cell run and cell-oci run execute" {
+@test "a static cell lays out first the code its starts execute (run, cell-oci run, exec)" {
 	command -v readelf >/dev/null && command -v nm >/dev/null || skip "no binutils"
 	if readelf -lW "$CELL" | grep -q 'Requesting program interpreter'; then
 		skip "a dynamic build (the order is for the static one)"
@@ -38,7 +38,7 @@ in_hot() { # symbol
 	# The launch, cell's and the C library's, is in it: the order still
 	# names the functions of today's code (else: make text-order).
 	for f in main cmd_run jail_run rootfs_build policy_apply store_jail_create \
-		oci_verb_run rootfs_oci_build malloc __libc_start_main; do
+		oci_verb_run rootfs_oci_build cmd_exec jail_exec malloc __libc_start_main; do
 		in_hot "$f" || {
 			echo "$f is not in .text.hot_path: src/text-order.ld is stale (make text-order)" >&2
 			return 1
