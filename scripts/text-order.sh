@@ -15,11 +15,12 @@
 #   4. cell run -d --name NAME -- sleep (a named jail, its reaper)
 #   5. cell exec NAME /bin/true
 # and gives the addresses to scripts/text_order.py, in that order: what
-# `cell run` runs comes first.  Stepping takes about four minutes.  The profiles are taken with AVX-512 off (GLIBC_TUNABLES): on
-# the VMs cell is measured on, single-stepped AVX-512 string functions
-# went wrong (printf printed its format); the sections of the functions
-# the C library picks with AVX-512 are put in from an unstepped start
-# (textprof ifuncs).  Needs cc, python3, meson, ninja and busybox (static).
+# `cell run` runs comes first.  Stepping takes about four minutes.  The
+# profiles are taken with AVX-512 off (GLIBC_TUNABLES): on the VMs cell
+# is measured on, single-stepped AVX-512 string functions went wrong
+# (printf printed its format); the sections of the functions the C
+# library picks with AVX-512 are put in from an unstepped start (textprof
+# ifuncs).  Needs cc, python3, meson, ninja and busybox (static).
 # Everything it makes is in the temp dir, removed on exit.
 set -euo pipefail
 
