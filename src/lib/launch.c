@@ -441,6 +441,7 @@ static noreturn void child_main(struct child_ctx *c)
 		.outlive_cell = c->opts->detach,
 		.umask = c->umask,
 		.sigmask = c->parent,
+		.passwd_absent = c->pin.passwd_absent,
 	};
 	process_finish(&f);
 }
@@ -1049,7 +1050,7 @@ static bool child_may_share(const struct launch *l)
 {
 #if defined(__x86_64__)
 	return !l->opts->stop_created && !l->spec->mech.has_time_offsets &&
-	       !process_reads_image(l->spec);
+	       !process_reads_image(l->spec, l->child.pin.passwd_absent);
 #else
 	(void)l;
 	return false;

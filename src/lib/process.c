@@ -111,6 +111,14 @@ static bool wants_home(const struct jail_spec *s)
 	return s->proc.home_env && (home == NULL || home[0] == '\0');
 }
 
+/* Whether the jail's /etc/passwd is known to be absent: its --rootfs had
+ * none when cell looked (PASSWD_ABSENT, rootfs_pin), and no bind or mount
+ * may put one there.  Then HOME is "/" without a read. */
+static bool no_passwd(const struct jail_spec *s, bool passwd_absent)
+{
+	return passwd_absent && s->rootfs != NULL && s->nbinds == 0 && !s->mech.mounts_given;
+}
+
 /*
  * The process's uid, gid, groups and HOME from the spec and the jail's
  * own /etc/passwd and /etc/group (parsed here, never through NSS
@@ -120,10 +128,11 @@ static bool wants_home(const struct jail_spec *s)
  * read (a FIFO, too large) is an error; for HOME and the extra groups
  * alone it means none: HOME "/".
  */
-static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cell_err *e)
+static int resolve_ident(const struct jail_spec *s, bool passwd_absent, struct ident *id,
+			 struct cell_err *e)
 {
 	const struct jail_process *p = &s->proc;
-	bool want_home = wants_home(s);
+	bool want_home = wants_home(s) && !passwd_absent;
 	cleanup_free char *pw = NULL;
 	struct passwd_user u;
 	size_t len = 0;
@@ -159,12 +168,13 @@ static int resolve_ident(const struct jail_spec *s, struct ident *id, struct cel
 	return resolve_groups(p, found ? u.name : NULL, id, e);
 }
 
-bool process_reads_image(const struct jail_spec *s)
+bool process_reads_image(const struct jail_spec *s, bool passwd_absent)
 {
 	/* resolve_ident() reads the jail's /etc/passwd (and /etc/group)
 	 * for a user or for HOME; the embedded root is the host's own
-	 * files, read-only, unless a bind or a mount may cover them. */
-	return (s->proc.has_user || wants_home(s)) &&
+	 * files, read-only, unless a bind or a mount may cover them; a
+	 * --rootfs without one has no HOME to read (no_passwd()). */
+	return (s->proc.has_user || (wants_home(s) && !no_passwd(s, passwd_absent))) &&
 	       (s->rootfs != NULL || s->nbinds != 0 || s->mech.mounts_given);
 }
 
@@ -632,7 +642,8 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	if (f->tty_slave >= 0 && tty_make_controlling(f->tty_slave, e) < 0)
 		return -1;
 	/* Names are looked up here, in the jail's root: its own users. */
-	if (resolve_ident(s, &id, e) < 0 || payload_env(s, &id, &env, e) < 0)
+	if (resolve_ident(s, no_passwd(s, f->passwd_absent), &id, e) < 0 ||
+	    payload_env(s, &id, &env, e) < 0)
 		return -1;
 	/* A uid change empties the permitted set: the kept caps again. */
 	if (set_ident(s, &id, e) < 0 ||

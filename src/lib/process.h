@@ -21,7 +21,7 @@ int process_set_workdir(const struct jail_spec *s, struct cell_err *e);
  * /etc/passwd or /etc/group, read for a user or HOME, when its root is
  * not the host's own (a --rootfs, a bind, an OCI tree).  launch.c's
  * child then runs in no memory of cell's. */
-bool process_reads_image(const struct jail_spec *s);
+bool process_reads_image(const struct jail_spec *s, bool passwd_absent);
 
 /* Marks every descriptor from FIRST on close-on-exec (3: all but
  * stdio). */
@@ -72,6 +72,9 @@ struct process_finish {
 	 * MSG_CREATED and waits there for `start` (launch.h).  -1: none. */
 	int created_fd;
 	unsigned int preserve_fds; /* 3 .. 3+N-1 stay open (launch.h) */
+	/* The --rootfs had no etc/passwd when cell looked (rootfs_pin): HOME
+	 * is "/" without a read, as the jail may share cell's memory. */
+	bool passwd_absent;
 };
 noreturn void process_finish(const struct process_finish *f);
 

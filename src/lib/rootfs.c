@@ -131,6 +131,7 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 	struct stat st, host;
 
 	pin->set = false;
+	pin->passwd_absent = false;
 	if (s->rootfs != NULL) {
 		/* Opened once, a final symlink not followed (a link to "/"
 		 * once ran the jail on the host's own root); the child opens
@@ -155,6 +156,12 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 		pin->dev = st.st_dev;
 		pin->ino = st.st_ino;
 		pin->set = true;
+		/* Only looked up, never opened for reading: a root without
+		 * an /etc/passwd (a scratch image) has no HOME to parse, and
+		 * one made there later is not read either. */
+		cleanup_close int pw = rootfs_openat2(fd, "etc/passwd", O_PATH | O_NOFOLLOW,
+						      RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		pin->passwd_absent = pw < 0 && errno == ENOENT;
 	}
 	if (s->mech.mounts_given)
 		return rootfs_oci_check(s, e);

@@ -16,6 +16,9 @@ struct rootfs_pin {
 	bool set;
 	dev_t dev;
 	ino_t ino;
+	/* No etc/passwd in it (ENOENT): no HOME to read there, and the
+	 * jail's first process reads none (process_reads_image()). */
+	bool passwd_absent;
 };
 
 /* Host-side part, before anything is created: --rootfs is a directory,

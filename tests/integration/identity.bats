@@ -138,6 +138,23 @@ make_users_root() {
 	[ "$output" = /mine ]
 }
 
+@test "HOME without -u: root's home in the root's /etc/passwd, / when it has none, a bound one's" {
+	make_users_root
+	run cell run -T --rootfs "$ROOT" -- sh -c 'echo $HOME'
+	[ "$status" -eq 0 ]
+	[ "$output" = /root ]
+	# A root without /etc/passwd (a scratch image): nothing to read.
+	mkdir "$WORK/etc"
+	mv "$ROOT/etc/passwd" "$WORK/etc/passwd"
+	run cell run -T --rootfs "$ROOT" -- sh -c 'echo $HOME'
+	[ "$status" -eq 0 ]
+	[ "$output" = / ]
+	# One bound over the root's /etc is read.
+	run cell run -T --rootfs "$ROOT" --bind "$WORK/etc:/etc" -- sh -c 'echo $HOME'
+	[ "$status" -eq 0 ]
+	[ "$output" = /root ]
+}
+
 @test "an empty -e HOME= is the user's home, set once (as runc and docker)" {
 	make_users_root
 	run cell run -T --rootfs "$ROOT" -e HOME= -u alice -- env

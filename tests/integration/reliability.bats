@@ -1169,7 +1169,7 @@ paused_child() {
 	CHILD=$(record .pid)
 }
 
-@test "the jail's first process shares cell's memory until its exec, but not to read an image's /etc/passwd" {
+@test "the jail's first process shares cell's memory until its exec, but not to read an image's /etc/passwd (none there: shared)" {
 	needs_testpoints
 	[ "$(uname -m)" = x86_64 ] || skip "the shared child is x86-64's"
 	# The embedded root: the host's own files, no fork of cell's memory.
@@ -1186,9 +1186,23 @@ paused_child() {
 	cell stop -t 0 "$JAIL"
 	wait "$RUN_PID" || true
 
+	# A --rootfs without an /etc/passwd has no HOME to read: shared.
+	make_rootfs "$WORK/root"
+	paused_child --rootfs "$WORK/root"
+	same_memory "$RUN_PID" "$CHILD"
+	# One made there now, after cell looked, is not read either.
+	mkdir "$WORK/root/etc"
+	echo 'root:x:0:0:root:/home/late:/bin/sh' >"$WORK/root/etc/passwd"
+	kill -USR1 "$CHILD"
+	for ((i = 0; i < 50; i++)); do
+		! same_memory "$RUN_PID" "$CHILD" && break
+		sleep 0.1
+	done
+	[ "$(tr '\0' '\n' <"/proc/$CHILD/environ" | grep '^HOME=')" = HOME=/ ]
+	cell stop -t 0 "$JAIL"
+	wait "$RUN_PID" || true
 	# A --rootfs whose /etc/passwd gives HOME is parsed by a fork only:
 	# a flaw of that parser reaches the jail's process, never cell.
-	make_rootfs "$WORK/root"
 	paused_child --rootfs "$WORK/root"
 	refute same_memory "$RUN_PID" "$CHILD"
 	kill -USR1 "$CHILD"
