@@ -10,7 +10,7 @@
 # temp dir, then single-steps five commands with scripts/textprof.c, in
 # a mount namespace of its own, with state roots on a tmpfs there:
 #   1. cell run -- /bin/true (the embedded root)
-#   2. cell run --rootfs ROOT -- /bin/true (a busybox root)
+#   2. cell run --rootfs ROOT -- /bin/true (a busybox root with users)
 #   3. cell-oci run of a bundle of that root (runc's default config)
 #   4. cell run -d --name NAME -- sleep (a named jail, its reaper)
 #   5. cell exec NAME /bin/true
@@ -64,6 +64,11 @@ mkdir -p "$root/bin" "$root/proc" "$root/dev" "$root/sys" "$root/tmp"
 cp "$(command -v busybox)" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 ln -s busybox "$root/bin/true"
+# An image's users, as real ones have: HOME is read there (the forked
+# child and its parser; a root without them starts as `cell run` does).
+mkdir "$root/etc"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\n' >"$root/etc/group"
 "$build/cell-oci" spec --bundle "$tmp/bundle"
 python3 - "$tmp/bundle/config.json" <<-'EOF'
 	import json, sys
