@@ -19,8 +19,10 @@
 int process_set_workdir(const struct jail_spec *s, struct cell_err *e);
 /* Whether finishing the process parses a file of the image: the jail's
  * /etc/passwd or /etc/group, read for a user or HOME, when its root is
- * not the host's own (a --rootfs, a bind, an OCI tree).  launch.c's
- * child then runs in no memory of cell's. */
+ * not the host's own (a --rootfs, a bind, an OCI tree); not for HOME
+ * alone when PASSWD_ABSENT (its --rootfs had no etc/passwd: rootfs_pin)
+ * and nothing is bound.  launch.c's child then runs in no memory of
+ * cell's. */
 bool process_reads_image(const struct jail_spec *s, bool passwd_absent);
 
 /* Marks every descriptor from FIRST on close-on-exec (3: all but
