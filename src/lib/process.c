@@ -111,12 +111,10 @@ static bool wants_home(const struct jail_spec *s)
 	return s->proc.home_env && (home == NULL || home[0] == '\0');
 }
 
-/* Whether the jail's /etc/passwd is known to be absent: its --rootfs had
- * none when cell looked (PASSWD_ABSENT, rootfs_pin), and no bind or mount
- * may put one there.  Then HOME is "/" without a read. */
-static bool no_passwd(const struct jail_spec *s, bool passwd_absent)
+bool process_home_from_rootfs(const struct jail_spec *s)
 {
-	return passwd_absent && s->rootfs != NULL && s->nbinds == 0 && !s->mech.mounts_given;
+	return !s->proc.has_user && wants_home(s) && s->rootfs != NULL && s->nbinds == 0 &&
+	       !s->mech.mounts_given;
 }
 
 /*
@@ -173,8 +171,8 @@ bool process_reads_image(const struct jail_spec *s, bool passwd_absent)
 	/* resolve_ident() reads the jail's /etc/passwd (and /etc/group)
 	 * for a user or for HOME; the embedded root is the host's own
 	 * files, read-only, unless a bind or a mount may cover them; a
-	 * --rootfs without one has no HOME to read (no_passwd()). */
-	return (s->proc.has_user || (wants_home(s) && !no_passwd(s, passwd_absent))) &&
+	 * --rootfs without one has no HOME to read (PASSWD_ABSENT). */
+	return (s->proc.has_user || (wants_home(s) && !passwd_absent)) &&
 	       (s->rootfs != NULL || s->nbinds != 0 || s->mech.mounts_given);
 }
 
@@ -642,8 +640,7 @@ static int finish(const struct process_finish *f, struct cell_err *e)
 	if (f->tty_slave >= 0 && tty_make_controlling(f->tty_slave, e) < 0)
 		return -1;
 	/* Names are looked up here, in the jail's root: its own users. */
-	if (resolve_ident(s, no_passwd(s, f->passwd_absent), &id, e) < 0 ||
-	    payload_env(s, &id, &env, e) < 0)
+	if (resolve_ident(s, f->passwd_absent, &id, e) < 0 || payload_env(s, &id, &env, e) < 0)
 		return -1;
 	/* A uid change empties the permitted set: the kept caps again. */
 	if (set_ident(s, &id, e) < 0 ||

@@ -20,10 +20,14 @@ int process_set_workdir(const struct jail_spec *s, struct cell_err *e);
 /* Whether finishing the process parses a file of the image: the jail's
  * /etc/passwd or /etc/group, read for a user or HOME, when its root is
  * not the host's own (a --rootfs, a bind, an OCI tree); not for HOME
- * alone when PASSWD_ABSENT (its --rootfs had no etc/passwd: rootfs_pin)
- * and nothing is bound.  launch.c's child then runs in no memory of
- * cell's. */
+ * alone when PASSWD_ABSENT (rootfs_pin).  launch.c's child then runs in
+ * no memory of cell's. */
 bool process_reads_image(const struct jail_spec *s, bool passwd_absent);
+
+/* Whether the process would read the --rootfs's /etc/passwd for HOME
+ * alone (no user, no HOME given, nothing bound or mounted over the
+ * root): only then does rootfs_check() look for the file. */
+bool process_home_from_rootfs(const struct jail_spec *s);
 
 /* Marks every descriptor from FIRST on close-on-exec (3: all but
  * stdio). */
@@ -74,8 +78,9 @@ struct process_finish {
 	 * MSG_CREATED and waits there for `start` (launch.h).  -1: none. */
 	int created_fd;
 	unsigned int preserve_fds; /* 3 .. 3+N-1 stay open (launch.h) */
-	/* The --rootfs had no etc/passwd when cell looked (rootfs_pin): HOME
-	 * is "/" without a read, as the jail may share cell's memory. */
+	/* The --rootfs had no etc/passwd when cell looked for HOME
+	 * (rootfs_pin): HOME is "/" without a read, as the jail may share
+	 * cell's memory. */
 	bool passwd_absent;
 };
 noreturn void process_finish(const struct process_finish *f);

@@ -39,6 +39,7 @@
 
 #include "cleanup.h"
 #include "param.h"
+#include "process.h"
 #include "rootfs_impl.h"
 #include "rootless.h"
 
@@ -156,12 +157,16 @@ int rootfs_check(const struct jail_spec *s, struct rootfs_pin *pin, struct cell_
 		pin->dev = st.st_dev;
 		pin->ino = st.st_ino;
 		pin->set = true;
-		/* Only looked up, never opened for reading: a root without
-		 * an /etc/passwd (a scratch image) has no HOME to parse, and
-		 * one made there later is not read either. */
-		cleanup_close int pw = rootfs_openat2(fd, "etc/passwd", O_PATH | O_NOFOLLOW,
-						      RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-		pin->passwd_absent = pw < 0 && errno == ENOENT;
+		/* Only looked up, never opened for reading, and only where
+		 * HOME would come from it: a root without an /etc/passwd (a
+		 * scratch image) has no HOME to parse, and one made there
+		 * later is not read either. */
+		if (process_home_from_rootfs(s)) {
+			cleanup_close int pw =
+				rootfs_openat2(fd, "etc/passwd", O_PATH | O_NOFOLLOW,
+					       RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+			pin->passwd_absent = pw < 0 && errno == ENOENT;
+		}
 	}
 	if (s->mech.mounts_given)
 		return rootfs_oci_check(s, e);

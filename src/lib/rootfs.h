@@ -16,8 +16,9 @@ struct rootfs_pin {
 	bool set;
 	dev_t dev;
 	ino_t ino;
-	/* No etc/passwd in it (ENOENT): no HOME to read there, and the
-	 * jail's first process reads none (process_reads_image()). */
+	/* No etc/passwd in it (ENOENT), looked for where HOME alone would
+	 * come from it (process_home_from_rootfs()): the jail's first
+	 * process reads none (process_reads_image()). */
 	bool passwd_absent;
 };
 
